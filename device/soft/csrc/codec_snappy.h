@@ -1,0 +1,326 @@
+/*
+ * codec_snappy.h - the software DPU's Snappy *block* codec (header-only C99).
+ *
+ * Format: the Snappy block format (not the framing/stream format), bit
+ * compatible with github.com/golang/snappy Encode/Decode and the reference
+ * C++ snappy RawCompress/RawUncompress. A block is
+ *
+ *   uvarint decoded length (at most 0xffffffff)
+ *   elements, each starting with a tag byte whose low 2 bits select:
+ *     00 literal: length-1 in the high 6 bits, or 60..63 meaning 1..4
+ *        little-endian length-1 bytes follow; then the literal bytes
+ *     01 copy, length 4..11 in bits 2..4, 11-bit offset (bits 5..7 + 1 byte)
+ *     10 copy, length 1..64 in the high 6 bits, 16-bit LE offset
+ *     11 copy, length 1..64 in the high 6 bits, 32-bit LE offset
+ *
+ * and the elements must produce exactly the decoded length.
+ *
+ * The compressor, like golang/snappy, cuts its input into independent
+ * 64 KiB windows so every offset fits a 2-byte copy; its hash table (at most
+ * 32 KiB of uint16) lives on the caller's stack. No function allocates: all
+ * buffers belong to the caller. Linkage, error codes and the safety contract
+ * (never read outside src[0, n), never write outside dst[0, cap), always
+ * terminate; bytes of dst between the result and cap may be overwritten) are
+ * those of codec_lz4.h, whose shared primitives this header uses.
+ */
+#ifndef HD_CODEC_SNAPPY_H
+#define HD_CODEC_SNAPPY_H
+
+#include "codec_lz4.h" /* shared primitives: errors, loads, match copy */
+
+#define HD_SNAPPY_WINDOW 65536 /* compressor window; offsets stay < 64 KiB */
+#ifndef HD_SNAPPY_HASH_BITS
+#define HD_SNAPPY_HASH_BITS 14 /* 16384 uint16 = 32 KiB on the stack */
+#endif
+#define HD_SNAPPY_INPUT_MARGIN 15 /* no match search in a window's tail   */
+#define HD_SNAPPY_MIN_MATCH_WINDOW 17 /* shorter windows are one literal  */
+#define HD_SNAPPY_SKIP_TRIGGER 5      /* step grows every 32 misses       */
+#define HD_SNAPPY_MAX_INPUT 0xffffffffLL
+
+/* hd_snappy_bound returns the worst-case compressed size of n input bytes
+ * (golang/snappy MaxEncodedLen: 32 + n + n/6), or HD_CODEC_ETOOBIG /
+ * HD_CODEC_EINVAL. */
+HD_CODEC_FN int64_t hd_snappy_bound(int64_t n) {
+  if (n < 0)
+    return HD_CODEC_EINVAL;
+  if (n > HD_SNAPPY_MAX_INPUT)
+    return HD_CODEC_ETOOBIG;
+  return 32 + n + n / 6;
+}
+
+/* hd_snappy_preamble parses the uvarint decoded length as Go's
+ * binary.Uvarint does (up to 10 bytes, non-minimal encodings allowed) and
+ * stores its size in *hdr. Returns the length or HD_CODEC_ECORRUPT. */
+HD_CODEC_FN int64_t hd_snappy_preamble(const uint8_t *src, int64_t n,
+                                       int64_t *hdr) {
+  uint64_t v = 0;
+  int64_t i;
+  for (i = 0; i < n && i < 10; i++) {
+    uint8_t b = src[i];
+    if (b < 0x80) {
+      if (i == 9 && b > 1)
+        return HD_CODEC_ECORRUPT; /* overflows 64 bits */
+      v |= (uint64_t)b << (7 * i);
+      if (v > (uint64_t)HD_SNAPPY_MAX_INPUT)
+        return HD_CODEC_ECORRUPT;
+      *hdr = i + 1;
+      return (int64_t)v;
+    }
+    v |= (uint64_t)(b & 0x7f) << (7 * i);
+  }
+  return HD_CODEC_ECORRUPT; /* truncated or longer than 10 bytes */
+}
+
+/* hd_snappy_decoded_len returns the decoded length announced by the block's
+ * preamble, or HD_CODEC_ECORRUPT / HD_CODEC_EINVAL. */
+HD_CODEC_FN int64_t hd_snappy_decoded_len(const uint8_t *src, int64_t n) {
+  int64_t hdr;
+  if (n < 0 || (n > 0 && !src))
+    return HD_CODEC_EINVAL;
+  return hd_snappy_preamble(src, n, &hdr);
+}
+
+/* hd_snappy_literal_extra is how many bytes of length follow the tag of a
+ * literal of len bytes (len >= 1). */
+HD_CODEC_FN int hd_snappy_literal_extra(int64_t len) {
+  uint32_t m = (uint32_t)(len - 1);
+  return m < 60 ? 0 : m < (1u << 8) ? 1 : m < (1u << 16) ? 2 : m < (1u << 24) ? 3 : 4;
+}
+
+/* hd_snappy_put_literal emits the literal lit[0, len), len >= 1, or returns
+ * NULL when it does not fit before oend. */
+HD_CODEC_FN uint8_t *hd_snappy_put_literal(uint8_t *op, const uint8_t *oend,
+                                           const uint8_t *lit, int64_t len) {
+  uint32_t m = (uint32_t)(len - 1);
+  int nb = hd_snappy_literal_extra(len), i;
+  if (oend - op < 1 + nb + len)
+    return NULL;
+  if (nb == 0) {
+    *op++ = (uint8_t)(m << 2);
+  } else {
+    *op++ = (uint8_t)((59 + nb) << 2);
+    for (i = 0; i < nb; i++)
+      *op++ = (uint8_t)(m >> (8 * i));
+  }
+  memcpy(op, lit, (size_t)len);
+  return op + len;
+}
+
+/* hd_snappy_put_copy2 emits one 2-byte-offset copy of 1..64 bytes. */
+HD_CODEC_FN uint8_t *hd_snappy_put_copy2(uint8_t *op, uint32_t offset,
+                                         int64_t len) {
+  op[0] = (uint8_t)(((len - 1) << 2) | 2);
+  op[1] = (uint8_t)offset;
+  op[2] = (uint8_t)(offset >> 8);
+  return op + 3;
+}
+
+/* hd_snappy_put_copy emits a copy of len >= 4 bytes at offset < 65536 as
+ * golang/snappy does: 64-byte pieces, then a 1-byte-offset copy when it
+ * fits (len 4..11, offset < 2048). Returns NULL when it does not fit
+ * before oend. */
+HD_CODEC_FN uint8_t *hd_snappy_put_copy(uint8_t *op, const uint8_t *oend,
+                                        uint32_t offset, int64_t len) {
+  /* pieces: (len-4)/64 of 64 bytes (68..), then one of 60 if 65..67 remain,
+   * then the last piece; all 3 bytes except a short 1-byte-offset one. */
+  int64_t rest = len - ((len - 4) / 64) * 64, size = ((len - 4) / 64) * 3;
+  if (rest > 64)
+    size += 3, rest -= 60;
+  size += (rest >= 12 || offset >= 2048) ? 3 : 2;
+  if (oend - op < size)
+    return NULL;
+  while (len >= 68) {
+    op = hd_snappy_put_copy2(op, offset, 64);
+    len -= 64;
+  }
+  if (len > 64) { /* 65..67: leave at least 4 for the last piece */
+    op = hd_snappy_put_copy2(op, offset, 60);
+    len -= 60;
+  }
+  if (len >= 12 || offset >= 2048)
+    return hd_snappy_put_copy2(op, offset, len);
+  op[0] = (uint8_t)(((offset >> 8) << 5) | ((uint32_t)(len - 4) << 2) | 1);
+  op[1] = (uint8_t)offset;
+  return op + 2;
+}
+
+/* hd_snappy_compress_window compresses one window src[0, n), n <= 64 KiB,
+ * appending elements at op. Returns the new output pointer or NULL when
+ * the output would pass oend. */
+HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
+                                               uint8_t *op,
+                                               const uint8_t *oend) {
+  uint16_t table[1u << HD_SNAPPY_HASH_BITS];
+  const uint8_t *ip = src, *anchor = src, *iend = src + n;
+  const uint8_t *ilimit;
+  unsigned bits;
+
+  if (n < HD_SNAPPY_MIN_MATCH_WINDOW)
+    goto tail;
+  ilimit = iend - HD_SNAPPY_INPUT_MARGIN;
+  bits = hd_codec_table_bits(n, 8, HD_SNAPPY_HASH_BITS);
+  memset(table, 0, sizeof(uint16_t) << bits);
+  ip++; /* position 0 is what every empty slot points at */
+  for (;;) {
+    const uint8_t *ref;
+    uint32_t h, attempts = 1u << HD_SNAPPY_SKIP_TRIGGER;
+    for (;;) { /* find a 4-byte match, skipping faster the longer we miss */
+      h = hd_codec_hash(ip, bits);
+      ref = src + table[h];
+      table[h] = (uint16_t)(ip - src);
+      if (hd_codec_load32(ref) == hd_codec_load32(ip))
+        break;
+      ip += attempts++ >> HD_SNAPPY_SKIP_TRIGGER;
+      if (ip > ilimit)
+        goto tail;
+    }
+    while (ip > anchor && ref > src && ip[-1] == ref[-1]) {
+      ip--;
+      ref--;
+    }
+    if (ip > anchor && !(op = hd_snappy_put_literal(op, oend, anchor,
+                                                    ip - anchor)))
+      return NULL;
+    for (;;) { /* emit this copy and any copy found right after it */
+      int64_t len = 4 + hd_codec_count(ip + 4, ref + 4, iend);
+      if (!(op = hd_snappy_put_copy(op, oend, (uint32_t)(ip - ref), len)))
+        return NULL;
+      ip += len;
+      anchor = ip;
+      if (ip > ilimit)
+        goto tail;
+      table[hd_codec_hash(ip - 1, bits)] = (uint16_t)(ip - 1 - src);
+      h = hd_codec_hash(ip, bits);
+      ref = src + table[h];
+      table[h] = (uint16_t)(ip - src);
+      if (hd_codec_load32(ref) != hd_codec_load32(ip))
+        break;
+    }
+    ip++;
+    if (ip > ilimit)
+      goto tail;
+  }
+
+tail:
+  if (anchor < iend)
+    return hd_snappy_put_literal(op, oend, anchor, iend - anchor);
+  return op;
+}
+
+/* hd_snappy_compress compresses src[0, n) into dst[0, cap) as one Snappy
+ * block with a single-pass greedy hash matcher per 64 KiB window. Returns
+ * the compressed size (>= 1: an empty input becomes the preamble 0x00),
+ * HD_CODEC_ESPACE if cap is too small (never when cap >=
+ * hd_snappy_bound(n)), HD_CODEC_ETOOBIG above 0xffffffff bytes, or
+ * HD_CODEC_EINVAL. */
+HD_CODEC_FN int64_t hd_snappy_compress(const uint8_t *src, int64_t n,
+                                       uint8_t *dst, int64_t cap) {
+  uint8_t *op;
+  const uint8_t *oend;
+  uint8_t pre[5];
+  int64_t hdr = 0, pos;
+  uint64_t v;
+
+  if (n < 0 || cap < 0 || (n > 0 && !src) || (cap > 0 && !dst))
+    return HD_CODEC_EINVAL;
+  if (n > HD_SNAPPY_MAX_INPUT)
+    return HD_CODEC_ETOOBIG;
+  for (v = (uint64_t)n; v >= 0x80; v >>= 7)
+    pre[hdr++] = (uint8_t)(v | 0x80);
+  pre[hdr++] = (uint8_t)v;
+  if (cap < hdr)
+    return HD_CODEC_ESPACE;
+  memcpy(dst, pre, (size_t)hdr);
+  op = dst + hdr;
+  oend = dst + cap;
+  for (pos = 0; pos < n; pos += HD_SNAPPY_WINDOW) {
+    int64_t w = n - pos < HD_SNAPPY_WINDOW ? n - pos : HD_SNAPPY_WINDOW;
+    op = hd_snappy_compress_window(src + pos, w, op, oend);
+    if (!op)
+      return HD_CODEC_ESPACE;
+  }
+  return op - dst;
+}
+
+/* hd_snappy_decompress decodes the Snappy block src[0, n) into dst[0, cap).
+ * Returns the decoded size (always the preamble's length);
+ * HD_CODEC_ESPACE if that length exceeds cap; HD_CODEC_ECORRUPT for
+ * malformed input (bad preamble, truncated element, zero or too-far offset,
+ * output longer or shorter than announced). */
+HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
+                                         uint8_t *dst, int64_t cap) {
+  const uint8_t *ip, *iend;
+  uint8_t *op, *oend, *phys_end;
+  int64_t hdr, dlen;
+  uint8_t none[1];
+
+  if (n < 0 || cap < 0 || (n > 0 && !src) || (cap > 0 && !dst))
+    return HD_CODEC_EINVAL;
+  dlen = hd_snappy_preamble(src, n, &hdr);
+  if (dlen < 0)
+    return dlen;
+  if (dlen > cap)
+    return HD_CODEC_ESPACE;
+  if (!dst)
+    dst = none; /* cap == dlen == 0: keep the pointer arithmetic defined */
+  ip = src + hdr;
+  iend = src + n;
+  op = dst;
+  oend = dst + dlen;
+  phys_end = dst + cap;
+
+  while (ip < iend) {
+    uint32_t tag = *ip++;
+    int64_t len, offset;
+    switch (tag & 3) {
+    case 0:
+      len = tag >> 2;
+      if (len >= 60) {
+        int64_t nb = len - 59, i;
+        if (iend - ip < nb)
+          return HD_CODEC_ECORRUPT;
+        len = 0;
+        for (i = 0; i < nb; i++)
+          len |= (int64_t)ip[i] << (8 * i);
+        ip += nb;
+      }
+      len++;
+      if (len > oend - op || len > iend - ip)
+        return HD_CODEC_ECORRUPT;
+      hd_codec_copy_literals(op, ip, len, iend - ip, phys_end - op);
+      ip += len;
+      op += len;
+      continue;
+    case 1:
+      if (iend - ip < 1)
+        return HD_CODEC_ECORRUPT;
+      len = 4 + ((tag >> 2) & 7);
+      offset = (int64_t)((tag >> 5) << 8) | ip[0];
+      ip += 1;
+      break;
+    case 2:
+      if (iend - ip < 2)
+        return HD_CODEC_ECORRUPT;
+      len = 1 + (tag >> 2);
+      offset = hd_codec_le16(ip);
+      ip += 2;
+      break;
+    default:
+      if (iend - ip < 4)
+        return HD_CODEC_ECORRUPT;
+      len = 1 + (tag >> 2);
+      offset = hd_codec_le32(ip);
+      ip += 4;
+      break;
+    }
+    if (offset == 0 || offset > op - dst || len > oend - op)
+      return HD_CODEC_ECORRUPT;
+    hd_codec_copy_match(op, offset, len, phys_end);
+    op += len;
+  }
+  if (op != oend)
+    return HD_CODEC_ECORRUPT;
+  return dlen;
+}
+
+#endif /* HD_CODEC_SNAPPY_H */

@@ -1,0 +1,48 @@
+// Package soft is the software DPU: a native C engine behind hados's C
+// driver interface (device/include/hados_driver.h), registered as the
+// built-in device driver "soft".
+//
+// # What it is
+//
+// The engine is a device in every sense the rest of hados can observe. It
+// owns a region of device memory (an anonymous mapping, on hugetlb pages or
+// advised for transparent huge pages, optionally mlocked), managed by its
+// own allocator and addressed by device addresses that are not host
+// pointers: device N's memory starts at (N+1)<<40. It runs N engine cores,
+// threads that take submitted programs from a FIFO work list and execute
+// them, and it serves any number of submission/completion queues. Its
+// kernels are C compiled with -O3 and instantiated for AVX-512, AVX2 and the
+// baseline ISA; the widest the CPU supports is chosen when the device opens
+// (or a lower one with simd=).
+//
+// In host-visible mode the host may Map device memory; in discrete mode Map
+// fails and every byte must cross DMA (OpCopyH2D/OpCopyD2H), as with a PCIe
+// card. Tests run both.
+//
+// # Configuration
+//
+// Options come from the device configuration (HADOS_DEVICES), e.g.
+// "soft:count=2,memory=4GiB,cores=2,mode=discrete": memory, cores, mode,
+// hugepages (auto|on|off), lock, simd (auto|avx512|avx2|scalar),
+// queue_depth, and the fault injection knobs dma_error_rate,
+// alloc_fail_rate, alloc_fail_after, hang_after, lost_after and seed. An
+// unknown option or a bad value is an error naming it.
+//
+// # Faults
+//
+// dma_error_rate makes copy ops fail with ErrIO at that probability (the
+// DMA layer retries them); alloc_fail_rate and alloc_fail_after make
+// allocations fail with ErrNoMemory; hang_after stops the engine after that
+// many programs (the DMA layer's watchdog reports ErrHang); lost_after
+// loses the device (every program and later call fails with ErrDeviceLost).
+//
+// # The same engine as a plugin
+//
+// The C sources build unchanged into a standalone driver .so with
+// -DHADOS_SOFT_PLUGIN (see the plugin test), which device/cdev loads through
+// "plugin:/path/to/libhados_soft.so" exactly as it would a vendor's.
+//
+// reference.go holds the plain Go definitions of the kernels' results
+// (Checksum, PatternWord), against which tests and diagnostics check the
+// device.
+package soft
