@@ -42,7 +42,6 @@
 // -DHADOS_SOFT_PLUGIN (see the plugin test), which device/cdev loads through
 // "plugin:/path/to/libhados_soft.so" exactly as it would a vendor's.
 //
-// reference.go holds the plain Go definitions of the kernels' results
-// (Checksum, PatternWord), against which tests and diagnostics check the
-// device.
+// The kernels' results are defined in plain Go by device.Checksum and
+// device.PatternWord, against which tests and diagnostics check the engine.
 package soft

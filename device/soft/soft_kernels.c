@@ -10,7 +10,7 @@
  * `simd=` option) when it opens, and reports it in its info.
  *
  * Definitions every reference implementation must match (see
- * device/soft/reference.go):
+ * device/reference.go):
  *   checksum  8 lanes h[j] = 0x9E3779B97F4A7C15 * (j+1); for word i:
  *             h[i%8] = (h[i%8] ^ w[i]) * 0x100000001B3; the tail bytes
  *             (len % 8) are packed little-endian into one more word w

@@ -14,7 +14,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/hados-io/hados/device"
-	"github.com/hados-io/hados/device/soft"
+	_ "github.com/hados-io/hados/device/soft"
 )
 
 func open(t testing.TB, cfg string) device.Device {
@@ -203,7 +203,7 @@ func TestMapModes(t *testing.T) {
 		m[i] = byte(i)
 	}
 	c := run(t, queue(t, hv, 4), device.Op{Code: device.OpChecksum, Src: a, Len: 4096})
-	if c.Err != nil || c.Results[0] != soft.Checksum(m) {
+	if c.Err != nil || c.Results[0] != device.Checksum(m) {
 		t.Fatalf("checksum of mapped writes: %v %x", c.Err, c.Results)
 	}
 	if _, err := hv.Map(a+device.Addr(8<<20), 16); !errors.Is(err, device.ErrFault) {
@@ -239,7 +239,7 @@ func TestCopyAndChecksum(t *testing.T) {
 				if !bytes.Equal(src, dst) {
 					t.Fatalf("n=%d: round trip differs", n)
 				}
-				if want := soft.Checksum(src); c.Results[1] != want {
+				if want := device.Checksum(src); c.Results[1] != want {
 					t.Fatalf("n=%d: checksum %x, want %x", n, c.Results[1], want)
 				}
 			}
@@ -263,7 +263,7 @@ func TestPatterns(t *testing.T) {
 				t.Fatalf("%s kind %d: %v", simd, kind, c.Err)
 			}
 			for i := uint64(0); i < n/8; i++ {
-				if got, want := binary.LittleEndian.Uint64(host[8*i:]), soft.PatternWord(kind, i, 99, uint64(a)); got != want {
+				if got, want := binary.LittleEndian.Uint64(host[8*i:]), device.PatternWord(kind, i, 99, uint64(a)); got != want {
 					t.Fatalf("%s kind %d word %d: %x, want %x", simd, kind, i, got, want)
 				}
 			}

@@ -184,6 +184,19 @@ HD_CODEC_FN void hd_codec_copy_literals(uint8_t *op, const uint8_t *ip,
     memcpy(op, ip, (size_t)len);
 }
 
+/* hd_codec_wildcopy copies len bytes from ip to op (non-overlapping) in
+ * 8-byte steps: it may read, and write, up to 7 bytes past len. The caller
+ * guarantees both are in bounds. */
+HD_CODEC_FN void hd_codec_wildcopy(uint8_t *op, const uint8_t *ip,
+                                   int64_t len) {
+  uint8_t *end = op + len;
+  do {
+    memcpy(op, ip, 8);
+    op += 8;
+    ip += 8;
+  } while (op < end);
+}
+
 /* ============================ LZ4 block ============================ */
 
 #define HD_LZ4_MINMATCH 4
@@ -244,7 +257,12 @@ HD_CODEC_FN uint8_t *hd_lz4_put_sequence(uint8_t *op, const uint8_t *oend,
   } else {
     *token = (uint8_t)(lit << 4);
   }
-  memcpy(op, anchor, (size_t)lit);
+  /* The literals end at a match start, >= 12 bytes before the input's
+   * end, so over-reading 7 bytes is safe; over-writing needs room. */
+  if (oend - op >= lit + 8)
+    hd_codec_wildcopy(op, anchor, lit);
+  else
+    memcpy(op, anchor, (size_t)lit);
   op += lit;
   op[0] = (uint8_t)offset;
   op[1] = (uint8_t)(offset >> 8);
@@ -294,21 +312,24 @@ HD_CODEC_FN int64_t hd_lz4_compress(const uint8_t *src, int64_t n,
     memset(table, 0, sizeof(uint32_t) << bits);
     ip++; /* position 0 is what every empty slot points at */
     for (;;) {
-      const uint8_t *ref;
-      uint32_t h, attempts = 1u << HD_LZ4_SKIP_TRIGGER;
+      const uint8_t *ref, *next = ip;
+      uint32_t h, next_h = hd_codec_hash(ip, bits);
+      uint32_t attempts = 1u << HD_LZ4_SKIP_TRIGGER;
       int64_t mlen;
-      /* Find a 4-byte match, skipping faster the longer we miss. */
-      for (;;) {
-        h = hd_codec_hash(ip, bits);
-        ref = src + table[h];
-        table[h] = (uint32_t)(ip - src);
-        if (ip - ref <= HD_LZ4_MAX_OFFSET &&
-            hd_codec_load32(ref) == hd_codec_load32(ip))
-          break;
-        ip += attempts++ >> HD_LZ4_SKIP_TRIGGER;
+      /* Find a 4-byte match, skipping faster the longer we miss; the next
+       * position's hash is computed while this one's candidate loads. */
+      do {
+        ip = next;
+        h = next_h;
         if (ip > mflimit)
           goto last_literals;
-      }
+        next = ip + (attempts++ >> HD_LZ4_SKIP_TRIGGER);
+        ref = src + table[h];
+        /* clamped: a hash past the limit is never used, but stays in bounds */
+        next_h = hd_codec_hash(next <= mflimit ? next : mflimit, bits);
+        table[h] = (uint32_t)(ip - src);
+      } while (ip - ref > HD_LZ4_MAX_OFFSET ||
+               hd_codec_load32(ref) != hd_codec_load32(ip));
       /* Extend backwards over pending literals. */
       while (ip > anchor && ref > src && ip[-1] == ref[-1]) {
         ip--;

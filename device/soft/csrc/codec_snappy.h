@@ -88,9 +88,11 @@ HD_CODEC_FN int hd_snappy_literal_extra(int64_t len) {
 }
 
 /* hd_snappy_put_literal emits the literal lit[0, len), len >= 1, or returns
- * NULL when it does not fit before oend. */
+ * NULL when it does not fit before oend. overread says that 7 bytes past
+ * the literal may be read (it ends at a match, not at the input's end). */
 HD_CODEC_FN uint8_t *hd_snappy_put_literal(uint8_t *op, const uint8_t *oend,
-                                           const uint8_t *lit, int64_t len) {
+                                           const uint8_t *lit, int64_t len,
+                                           int overread) {
   uint32_t m = (uint32_t)(len - 1);
   int nb = hd_snappy_literal_extra(len), i;
   if (oend - op < 1 + nb + len)
@@ -102,7 +104,10 @@ HD_CODEC_FN uint8_t *hd_snappy_put_literal(uint8_t *op, const uint8_t *oend,
     for (i = 0; i < nb; i++)
       *op++ = (uint8_t)(m >> (8 * i));
   }
-  memcpy(op, lit, (size_t)len);
+  if (overread && oend - op >= len + 8)
+    hd_codec_wildcopy(op, lit, len);
+  else
+    memcpy(op, lit, (size_t)len);
   return op + len;
 }
 
@@ -162,24 +167,26 @@ HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
   memset(table, 0, sizeof(uint16_t) << bits);
   ip++; /* position 0 is what every empty slot points at */
   for (;;) {
-    const uint8_t *ref;
-    uint32_t h, attempts = 1u << HD_SNAPPY_SKIP_TRIGGER;
-    for (;;) { /* find a 4-byte match, skipping faster the longer we miss */
-      h = hd_codec_hash(ip, bits);
-      ref = src + table[h];
-      table[h] = (uint16_t)(ip - src);
-      if (hd_codec_load32(ref) == hd_codec_load32(ip))
-        break;
-      ip += attempts++ >> HD_SNAPPY_SKIP_TRIGGER;
+    const uint8_t *ref, *next = ip;
+    uint32_t h, next_h = hd_codec_hash(ip, bits);
+    uint32_t attempts = 1u << HD_SNAPPY_SKIP_TRIGGER;
+    do { /* find a 4-byte match, skipping faster the longer we miss */
+      ip = next;
+      h = next_h;
       if (ip > ilimit)
         goto tail;
-    }
+      next = ip + (attempts++ >> HD_SNAPPY_SKIP_TRIGGER);
+      ref = src + table[h];
+      /* clamped: a hash past the limit is never used, but stays in bounds */
+      next_h = hd_codec_hash(next <= ilimit ? next : ilimit, bits);
+      table[h] = (uint16_t)(ip - src);
+    } while (hd_codec_load32(ref) != hd_codec_load32(ip));
     while (ip > anchor && ref > src && ip[-1] == ref[-1]) {
       ip--;
       ref--;
     }
-    if (ip > anchor && !(op = hd_snappy_put_literal(op, oend, anchor,
-                                                    ip - anchor)))
+    if (ip > anchor &&
+        !(op = hd_snappy_put_literal(op, oend, anchor, ip - anchor, 1)))
       return NULL;
     for (;;) { /* emit this copy and any copy found right after it */
       int64_t len = 4 + hd_codec_count(ip + 4, ref + 4, iend);
@@ -203,7 +210,7 @@ HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
 
 tail:
   if (anchor < iend)
-    return hd_snappy_put_literal(op, oend, anchor, iend - anchor);
+    return hd_snappy_put_literal(op, oend, anchor, iend - anchor, 0);
   return op;
 }
 
@@ -270,52 +277,91 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
   phys_end = dst + cap;
 
   while (ip < iend) {
-    uint32_t tag = *ip++;
+    /* bytes after the tag, and the offset mask, per copy form */
+    static const uint8_t extra[4] = {0, 1, 2, 4};
+    static const uint32_t mask[4] = {0, 0xff, 0xffff, 0xffffffff};
+    uint32_t tag = *ip++, t = tag & 3, x;
     int64_t len, offset;
-    switch (tag & 3) {
-    case 0:
-      len = tag >> 2;
-      if (len >= 60) {
-        int64_t nb = len - 59, i;
-        if (iend - ip < nb)
-          return HD_CODEC_ECORRUPT;
-        len = 0;
-        for (i = 0; i < nb; i++)
-          len |= (int64_t)ip[i] << (8 * i);
-        ip += nb;
+
+    /* Fast path, far from both ends (1 + 4 + 16 input bytes, 64 + 16
+     * output bytes left), where no element can overrun: only a copy's
+     * offset needs checking. Long literals and offsets below 8 take the
+     * general path below. */
+    if (HD_CODEC_LIKELY(iend - ip >= 20 && oend - op >= 80)) {
+      if (t == 0) {
+        len = (tag >> 2) + 1;
+        if (len <= 16) {
+          memcpy(op, ip, 16);
+          ip += len;
+          op += len;
+          continue;
+        }
+      } else {
+        x = hd_codec_le32(ip);
+        len = t == 1 ? 4 + ((tag >> 2) & 7) : 1 + (tag >> 2);
+        offset = (int64_t)((t == 1 ? (tag >> 5) << 8 : 0) | (x & mask[t]));
+        if (offset >= 8 && offset <= op - dst) {
+          const uint8_t *m = op - offset;
+          int64_t i;
+          ip += extra[t];
+          memcpy(op, m, 8); /* offset >= 8: each step reads only */
+          memcpy(op + 8, m + 8, 8); /* bytes already written      */
+          for (i = 16; i < len; i += 8)
+            memcpy(op + i, m + i, 8);
+          op += len;
+          continue;
+        }
       }
-      len++;
-      if (len > oend - op || len > iend - ip)
-        return HD_CODEC_ECORRUPT;
-      hd_codec_copy_literals(op, ip, len, iend - ip, phys_end - op);
+    }
+
+    if (t == 0) { /* literal */
+      len = (tag >> 2) + 1;
+      if (HD_CODEC_LIKELY(len <= 16 && iend - ip >= 16 &&
+                          phys_end - op >= 16)) {
+        if (len > oend - op)
+          return HD_CODEC_ECORRUPT;
+        memcpy(op, ip, 16);
+      } else {
+        if (len > 60) { /* 1..4 little-endian bytes hold len - 1 */
+          int64_t nb = len - 60, i;
+          if (iend - ip < nb)
+            return HD_CODEC_ECORRUPT;
+          len = 0;
+          for (i = 0; i < nb; i++)
+            len |= (int64_t)ip[i] << (8 * i);
+          ip += nb;
+          len++;
+        }
+        if (len > oend - op || len > iend - ip)
+          return HD_CODEC_ECORRUPT;
+        memcpy(op, ip, (size_t)len);
+      }
       ip += len;
       op += len;
       continue;
-    case 1:
-      if (iend - ip < 1)
-        return HD_CODEC_ECORRUPT;
-      len = 4 + ((tag >> 2) & 7);
-      offset = (int64_t)((tag >> 5) << 8) | ip[0];
-      ip += 1;
-      break;
-    case 2:
-      if (iend - ip < 2)
-        return HD_CODEC_ECORRUPT;
-      len = 1 + (tag >> 2);
-      offset = hd_codec_le16(ip);
-      ip += 2;
-      break;
-    default:
-      if (iend - ip < 4)
-        return HD_CODEC_ECORRUPT;
-      len = 1 + (tag >> 2);
-      offset = hd_codec_le32(ip);
-      ip += 4;
-      break;
     }
+
+    /* copy: the three forms decoded without a branch on the form */
+    if (iend - ip < extra[t])
+      return HD_CODEC_ECORRUPT;
+    if (HD_CODEC_LIKELY(iend - ip >= 4)) {
+      x = hd_codec_le32(ip);
+    } else {
+      int i;
+      for (x = 0, i = 0; i < extra[t]; i++)
+        x |= (uint32_t)ip[i] << (8 * i);
+    }
+    ip += extra[t];
+    len = t == 1 ? 4 + ((tag >> 2) & 7) : 1 + (tag >> 2);
+    offset = (int64_t)((t == 1 ? (tag >> 5) << 8 : 0) | (x & mask[t]));
     if (offset == 0 || offset > op - dst || len > oend - op)
       return HD_CODEC_ECORRUPT;
-    hd_codec_copy_match(op, offset, len, phys_end);
+    if (HD_CODEC_LIKELY(offset >= 8 && len <= 16 && phys_end - op >= 16)) {
+      memcpy(op, op - offset, 8); /* offset >= 8: each step reads */
+      memcpy(op + 8, op - offset + 8, 8); /* only written bytes      */
+    } else {
+      hd_codec_copy_match(op, offset, len, phys_end);
+    }
     op += len;
   }
   if (op != oend)

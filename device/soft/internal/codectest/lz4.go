@@ -6,8 +6,12 @@ package codectest
 import "C"
 
 var (
-	lz4Compress   cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t { return C.hd_lz4_compress(s, n, d, c) }
-	lz4Decompress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t { return C.hd_lz4_decompress(s, n, d, c) }
+	lz4Compress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t {
+		return C.hd_lz4_compress(s, n, d, c)
+	}
+	lz4Decompress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t {
+		return C.hd_lz4_decompress(s, n, d, c)
+	}
 )
 
 // LZ4Bound returns the largest LZ4 block n input bytes can compress to

@@ -69,14 +69,24 @@ func sparkPlans(limit int) []byte {
 	return b.Bytes()[:min(limit, b.Len())]
 }
 
-// tomSawyer returns the English novel shipped in pierrec/lz4's testdata
-// (found through `go list -m`), or nil when the module is not on disk.
-func tomSawyer() []byte {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/pierrec/lz4/v4").Output()
+// moduleDir returns where a required module sits on disk (`go list -m`),
+// or "" when that cannot be found.
+func moduleDir(path string) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path).Output()
 	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// tomSawyer returns the English novel shipped in pierrec/lz4's testdata,
+// or nil when the module is not on disk.
+func tomSawyer() []byte {
+	dir := moduleDir("github.com/pierrec/lz4/v4")
+	if dir == "" {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(strings.TrimSpace(string(out)), "testdata", "Mark.Twain-Tom.Sawyer.txt.gz"))
+	f, err := os.Open(filepath.Join(dir, "testdata", "Mark.Twain-Tom.Sawyer.txt.gz"))
 	if err != nil {
 		return nil
 	}

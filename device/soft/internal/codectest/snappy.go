@@ -6,8 +6,12 @@ package codectest
 import "C"
 
 var (
-	snappyCompress   cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t { return C.hd_snappy_compress(s, n, d, c) }
-	snappyDecompress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t { return C.hd_snappy_decompress(s, n, d, c) }
+	snappyCompress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t {
+		return C.hd_snappy_compress(s, n, d, c)
+	}
+	snappyDecompress cfunc = func(s *C.uint8_t, n C.int64_t, d *C.uint8_t, c C.int64_t) C.int64_t {
+		return C.hd_snappy_decompress(s, n, d, c)
+	}
 )
 
 // SnappyBound returns the largest Snappy block n input bytes can compress

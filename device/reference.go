@@ -1,9 +1,10 @@
-package soft
+package device
 
 import "encoding/binary"
 
-// The plain Go references of the engine's kernels (soft_kernels.c). The
-// device's kernel self-test and diagnostics compare the device against them.
+// The plain Go definitions of what the ABI's data ops compute
+// (hados_driver.h). Every driver must match them; tests and diagnostics
+// compare devices against them.
 
 const (
 	fnvPrime = 0x100000001B3
@@ -39,7 +40,7 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// PatternWord is word i of a pattern of the given kind (device.Pattern*)
+// PatternWord is word i of a pattern of the given kind (Pattern*)
 // written at device address base with seed.
 func PatternWord(kind uint64, i, seed, base uint64) uint64 {
 	switch kind {
