@@ -102,4 +102,3 @@ func (e *Engine) submitCompressed(ctx context.Context, f *Future, dir Direction,
 	}
 	return e.submit(ctx, d)
 }
-

@@ -1,0 +1,35 @@
+package metrics
+
+import (
+	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/dma"
+	"github.com/hados-io/hados/memory"
+)
+
+// Snapshot is what the collectors read at scrape time: a copy of every
+// layer's counters, taken by the runtime (package hados) without holding
+// locks across the scrape.
+type Snapshot struct {
+	Devices []DeviceSnapshot
+	Host    *memory.PoolStats // the pinned host staging pool, if any
+}
+
+// DeviceSnapshot is one device's counters.
+type DeviceSnapshot struct {
+	Info      device.Info
+	Telemetry device.Telemetry
+	Pool      memory.PoolStats      // the device memory pool (root account)
+	Accounts  []memory.AccountStats // task accounts under the pool's root
+	DMA       dma.Stats
+}
+
+// Source produces snapshots; the runtime implements it.
+type Source interface {
+	Snapshot() Snapshot
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func() Snapshot
+
+// Snapshot calls f.
+func (f SourceFunc) Snapshot() Snapshot { return f() }
