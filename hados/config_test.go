@@ -130,3 +130,17 @@ func TestRuntime(t *testing.T) {
 		t.Fatalf("bad device: %v", err)
 	}
 }
+
+// TestConfigDocListsEveryKey keeps docs/configuration.md true.
+func TestConfigDocListsEveryKey(t *testing.T) {
+	doc, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ConfigKeys() {
+		row := "| `" + k.Name + "` |"
+		if !strings.Contains(string(doc), row) || !strings.Contains(string(doc), "`"+k.Default+"`") {
+			t.Errorf("docs/configuration.md lacks a row for %s (default %s)", k.Name, k.Default)
+		}
+	}
+}

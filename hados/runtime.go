@@ -71,7 +71,7 @@ func Open(cfg Config, opts Options) (*Runtime, error) {
 			return nil, err
 		}
 		info := d.Info()
-		log.Info("device opened", "address", info.Address, "driver", info.Driver, "mode", info.ModeName,
+		log.Debug("device opened", "address", info.Address, "driver", info.Driver, "mode", info.ModeName,
 			"memory", memory.FormatBytes(info.MemoryBytes), "cores", info.Cores, "simd", info.SIMD)
 	}
 	return r, nil

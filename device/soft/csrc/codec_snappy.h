@@ -20,8 +20,9 @@
  * 32 KiB of uint16) lives on the caller's stack. No function allocates: all
  * buffers belong to the caller. Linkage, error codes and the safety contract
  * (never read outside src[0, n), never write outside dst[0, cap), always
- * terminate; bytes of dst between the result and cap may be overwritten) are
- * those of codec_lz4.h, whose shared primitives this header uses.
+ * terminate) are those of codec_lz4.h, whose shared primitives this header
+ * uses; unlike LZ4, the decoder knows the decoded length up front and
+ * never writes past it.
  */
 #ifndef HD_CODEC_SNAPPY_H
 #define HD_CODEC_SNAPPY_H
@@ -168,7 +169,7 @@ HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
   ip++; /* position 0 is what every empty slot points at */
   for (;;) {
     const uint8_t *ref, *next = ip;
-    uint32_t h, next_h = hd_codec_hash(ip, bits);
+    uint32_t h, next_h = hd_codec_hash4(ip, bits);
     uint32_t attempts = 1u << HD_SNAPPY_SKIP_TRIGGER;
     do { /* find a 4-byte match, skipping faster the longer we miss */
       ip = next;
@@ -178,7 +179,7 @@ HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
       next = ip + (attempts++ >> HD_SNAPPY_SKIP_TRIGGER);
       ref = src + table[h];
       /* clamped: a hash past the limit is never used, but stays in bounds */
-      next_h = hd_codec_hash(next <= ilimit ? next : ilimit, bits);
+      next_h = hd_codec_hash4(next <= ilimit ? next : ilimit, bits);
       table[h] = (uint16_t)(ip - src);
     } while (hd_codec_load32(ref) != hd_codec_load32(ip));
     while (ip > anchor && ref > src && ip[-1] == ref[-1]) {
@@ -196,8 +197,8 @@ HD_CODEC_FN uint8_t *hd_snappy_compress_window(const uint8_t *src, int64_t n,
       anchor = ip;
       if (ip > ilimit)
         goto tail;
-      table[hd_codec_hash(ip - 1, bits)] = (uint16_t)(ip - 1 - src);
-      h = hd_codec_hash(ip, bits);
+      table[hd_codec_hash4(ip - 1, bits)] = (uint16_t)(ip - 1 - src);
+      h = hd_codec_hash4(ip, bits);
       ref = src + table[h];
       table[h] = (uint16_t)(ip - src);
       if (hd_codec_load32(ref) != hd_codec_load32(ip))
@@ -250,6 +251,7 @@ HD_CODEC_FN int64_t hd_snappy_compress(const uint8_t *src, int64_t n,
 }
 
 /* hd_snappy_decompress decodes the Snappy block src[0, n) into dst[0, cap).
+ * It writes nothing past dst + the decoded length, whatever cap is.
  * Returns the decoded size (always the preamble's length);
  * HD_CODEC_ESPACE if that length exceeds cap; HD_CODEC_ECORRUPT for
  * malformed input (bad preamble, truncated element, zero or too-far offset,
@@ -257,7 +259,7 @@ HD_CODEC_FN int64_t hd_snappy_compress(const uint8_t *src, int64_t n,
 HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
                                          uint8_t *dst, int64_t cap) {
   const uint8_t *ip, *iend;
-  uint8_t *op, *oend, *phys_end;
+  uint8_t *op, *oend;
   int64_t hdr, dlen;
   uint8_t none[1];
 
@@ -274,7 +276,6 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
   iend = src + n;
   op = dst;
   oend = dst + dlen;
-  phys_end = dst + cap;
 
   while (ip < iend) {
     /* bytes after the tag, and the offset mask, per copy form */
@@ -317,7 +318,7 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
     if (t == 0) { /* literal */
       len = (tag >> 2) + 1;
       if (HD_CODEC_LIKELY(len <= 16 && iend - ip >= 16 &&
-                          phys_end - op >= 16)) {
+                          oend - op >= 16)) {
         if (len > oend - op)
           return HD_CODEC_ECORRUPT;
         memcpy(op, ip, 16);
@@ -356,11 +357,11 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
     offset = (int64_t)((t == 1 ? (tag >> 5) << 8 : 0) | (x & mask[t]));
     if (offset == 0 || offset > op - dst || len > oend - op)
       return HD_CODEC_ECORRUPT;
-    if (HD_CODEC_LIKELY(offset >= 8 && len <= 16 && phys_end - op >= 16)) {
+    if (HD_CODEC_LIKELY(offset >= 8 && len <= 16 && oend - op >= 16)) {
       memcpy(op, op - offset, 8); /* offset >= 8: each step reads */
       memcpy(op + 8, op - offset + 8, 8); /* only written bytes      */
     } else {
-      hd_codec_copy_match(op, offset, len, phys_end);
+      hd_codec_copy_match(op, offset, len, oend);
     }
     op += len;
   }

@@ -25,12 +25,15 @@
 // and returns the bytes written or a negative HD_CODEC_E* code (invalid
 // argument, corrupt input, destination too small, input too large). The
 // compressors are single-pass greedy hash matchers in the style of LZ4's
-// fast mode: one candidate per 4-byte hash, a step that grows over
-// incompressible stretches, and a hash table on the C stack (16 KiB for
-// LZ4, 32 KiB for Snappy), so nothing allocates. The decompressors treat
-// input as hostile: they never read outside src[0, n) nor write outside
-// dst[0, cap), every loop consumes input, and malformed blocks return
-// HD_CODEC_ECORRUPT. They may use dst[result, cap) as scratch space.
+// fast mode: one candidate per hash (of 5 bytes for LZ4, 4 for Snappy), a
+// step that grows over incompressible stretches, and a hash table on the C
+// stack (16 KiB for LZ4, 32 KiB for Snappy), so nothing allocates. The
+// decompressors treat input as hostile: they never read outside src[0, n)
+// nor write outside dst[0, cap), every loop consumes input, and malformed
+// blocks return HD_CODEC_ECORRUPT. The LZ4 decoder may use
+// dst[result, cap) as scratch space (so pass the expected size as cap); the
+// Snappy decoder, which reads the decoded length first, never writes past
+// it.
 //
 // # This package
 //

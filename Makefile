@@ -1,0 +1,65 @@
+# hados — a newcomer needs two commands: `make demo` and `make test`.
+GO        ?= go
+BIN       := bin/hados
+BUILD     := build
+GOFLAGS   ?=
+# the fuzz targets `make fuzz` runs, package:Target
+FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig
+FUZZTIME  ?= 10s
+
+.PHONY: all build test test-race bench lint demo cshared fuzz deps clean
+
+all: build
+
+## build: the hados CLI into bin/hados
+build:
+	$(GO) build $(GOFLAGS) -o $(BIN) ./cmd/hados
+
+## test: every test (the command CI runs)
+test:
+	$(GO) test $(GOFLAGS) -count=1 ./...
+
+## test-race: every test under the race detector
+test-race:
+	$(GO) test $(GOFLAGS) -race -count=1 ./...
+
+## bench: benchmarks with ratios against their peers (results go to docs/PERFORMANCE.md)
+bench: build
+	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 20x ./dma/
+	HADOS_DEVICES='soft:memory=1GiB,cores=2,mode=discrete' ./$(BIN) diag
+
+## lint: gofmt and go vet
+lint:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## demo: device discovery and the full diagnostic on the software DPU
+demo: build
+	@echo "== devices (a host-visible and a discrete software DPU) =="
+	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) devices
+	@echo
+	@echo "== Spark resource discovery =="
+	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) devices --spark-discovery
+	@echo
+	@echo "== diagnostic =="
+	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) diag
+
+## cshared: the software DPU as a standalone driver plugin (build/libhados_soft.so)
+cshared:
+	@mkdir -p $(BUILD)
+	$${CC:-gcc} -shared -fPIC -O3 -fvisibility=hidden -DHADOS_SOFT_PLUGIN -Idevice/include -Idevice/soft/csrc \
+	  -o $(BUILD)/libhados_soft.so device/soft/soft_*.c -lpthread
+	@echo "built $(BUILD)/libhados_soft.so: use it as HADOS_DEVICES=plugin:$(CURDIR)/$(BUILD)/libhados_soft.so"
+
+## fuzz: each fuzz target for FUZZTIME
+fuzz:
+	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name"; $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+## deps: download Go modules (the C toolchain comes with the Go image: gcc)
+deps:
+	$(GO) mod download
+
+clean:
+	rm -rf bin $(BUILD)
