@@ -70,11 +70,16 @@ func memoryPatterns(ctx context.Context, u *hados.Unit, o *Options, r *Report) e
 // random data, including the compression engine against the Go codecs.
 func kernelConformance(ctx context.Context, u *hados.Unit, _ *Options, r *Report) error {
 	const n = 1<<20 + 13
+	// text-like data: random words from a small vocabulary (compressible,
+	// not trivially)
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := make([]byte, n)
-	for i := range data {
-		data[i] = byte(rng.Uint32() % 16) // compressible, not trivially
+	words := []string{"lineitem", "orders", "1995-03-15", "BUILDING", "0.05", "furiously", "regular", "deposits", "|"}
+	data := make([]byte, 0, n+16)
+	for len(data) < n {
+		data = append(data, words[rng.IntN(len(words))]...)
+		data = append(data, ' ')
 	}
+	data = data[:n]
 	bound := uint64(lz4.CompressBlockBound(n) + 64)
 	a, err := u.Pool.Alloc(nil, n)
 	if err != nil {
