@@ -45,12 +45,17 @@ demo: build
 	@echo "== diagnostic =="
 	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) diag
 
-## cshared: the software DPU as a standalone driver plugin (build/libhados_soft.so)
+## cshared: libhados.so with hados.h and hados.pc (build/), and the software DPU as a driver plugin
 cshared:
-	@mkdir -p $(BUILD)
-	$${CC:-gcc} -shared -fPIC -O3 -fvisibility=hidden -DHADOS_SOFT_PLUGIN -Idevice/include -Idevice/soft/csrc \
-	  -o $(BUILD)/libhados_soft.so device/soft/soft_*.c -lpthread
-	@echo "built $(BUILD)/libhados_soft.so: use it as HADOS_DEVICES=plugin:$(CURDIR)/$(BUILD)/libhados_soft.so"
+	@mkdir -p $(BUILD)/lib $(BUILD)/include $(BUILD)/lib/pkgconfig
+	$(GO) build $(GOFLAGS) -buildmode=c-shared -o $(BUILD)/lib/libhados.so ./cgo
+	rm -f $(BUILD)/lib/libhados.h
+	cp cgo/include/hados.h $(BUILD)/include/hados.h
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: hados\nDescription: hados DPU offload runtime (C ABI)\nVersion: 1.0.0\nLibs: -L$${libdir} -lhados\nCflags: -I$${includedir}\n' "$(CURDIR)/$(BUILD)" > $(BUILD)/lib/pkgconfig/hados.pc
+	$${CC:-gcc} -shared -fPIC -O3 -fvisibility=hidden -DHADOS_SOFT_PLUGIN -Idevice/include \
+	  -o $(BUILD)/lib/libhados_soft.so device/soft/soft_*.c -lpthread
+	@echo "built $(BUILD)/lib/libhados.so (header $(BUILD)/include/hados.h, pkg-config $(BUILD)/lib/pkgconfig/hados.pc)"
+	@echo "built $(BUILD)/lib/libhados_soft.so: HADOS_DEVICES=plugin:$(CURDIR)/$(BUILD)/lib/libhados_soft.so"
 
 ## fuzz: each fuzz target for FUZZTIME
 fuzz:

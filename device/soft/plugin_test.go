@@ -23,7 +23,7 @@ func buildSO(t *testing.T, name string, args ...string) string {
 		t.Skipf("no C compiler (%s) to build a plugin: %v", cc, err)
 	}
 	out := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(cc, append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-I../include", "-Icsrc", "-o", out}, append(args, "-lpthread")...)...)
+	cmd := exec.Command(cc, append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-I../include", "-o", out}, append(args, "-lpthread")...)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", name, err, msg)
 	}

@@ -1,7 +1,7 @@
 package soft
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/csrc -O3 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-unused-function
+#cgo CFLAGS: -I${SRCDIR}/../include -O3 -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-unused-function
 #cgo LDFLAGS: -lpthread
 #include "hados_driver.h"
 const hados_driver_vtable *hados_soft_driver_entry(void);

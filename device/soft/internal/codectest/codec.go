@@ -1,7 +1,7 @@
 package codectest
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../csrc -O3 -Wall -Wextra
+#cgo CFLAGS: -I${SRCDIR}/../.. -O3 -Wall -Wextra
 #include <stdlib.h>
 #include "codec_lz4.h"
 #include "codec_snappy.h"

@@ -1,6 +1,6 @@
 // Package codectest is the Go-side test harness of the software DPU's
 // compression engine: the LZ4 and Snappy block codecs written in C in
-// device/soft/csrc (codec_lz4.h, codec_snappy.h).
+// device/soft (codec_lz4.h, codec_snappy.h).
 //
 // # Why the codecs exist
 //

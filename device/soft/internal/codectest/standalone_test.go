@@ -21,7 +21,7 @@ func TestCStandalone(t *testing.T) {
 	if _, err := exec.LookPath(cc); err != nil {
 		t.Skipf("no C compiler (%s): %v", cc, err)
 	}
-	csrc, err := filepath.Abs(filepath.Join("..", "..", "csrc"))
+	csrc, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
