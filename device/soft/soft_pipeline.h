@@ -1,0 +1,90 @@
+/*
+ * soft_pipeline.h — internals of the software DPU's pipeline interpreter
+ * (hados_pipeline.h is the contract; this is how the engine implements it).
+ *
+ * Vectors. The interpreter walks the op's row range in vectors of up to
+ * HADOS_VECTOR_SIZE rows. Within a vector, rows are numbered 0..n-1 and
+ * every register is a dense array indexed by that row number; the selection
+ * (sel, sel_n) lists the rows still alive in increasing order, or is NULL
+ * when all n rows are. Kernels compute and write only selected rows; they
+ * never compact. FILTER shrinks the selection.
+ *
+ * Registers. A register has a value type, a data pointer and a validity
+ * byte array. `all_valid` says every *selected* row is valid (kernels may
+ * skip validity then; a kernel that writes dst must set dst's all_valid and,
+ * when it is 0, the validity bytes of every selected row). A register loaded
+ * from a fixed-width column may alias the column's memory (read-only, data
+ * points at the vector's first row); kernels never write into a register
+ * that aliases (`alias` = 1) — the interpreter gives every instruction's dst
+ * its own storage. STR registers hold soft_str views into column or
+ * constant memory or into the per-vector string arena (SUBSTR, casts).
+ */
+#ifndef HADOS_SOFT_PIPELINE_H
+#define HADOS_SOFT_PIPELINE_H
+
+#include <stdint.h>
+
+#include "hados_pipeline.h"
+#include "soft.h"
+
+typedef struct soft_str {
+  const uint8_t *ptr;
+  uint32_t len;
+  uint32_t pad;
+} soft_str;
+
+typedef struct soft_reg {
+  uint32_t vtype;     /* HADOS_VT_* */
+  uint32_t all_valid; /* 1: every selected row is valid */
+  uint32_t alias;     /* 1: data aliases column memory (read-only) */
+  uint32_t pad;
+  uint8_t *valid;     /* HADOS_VECTOR_SIZE validity bytes (own storage) */
+  void *data;         /* values: int32_t, int64_t, double, __int128, uint8_t (BOOL), soft_str */
+  uint8_t *own;       /* the register's own data storage (16 * HADOS_VECTOR_SIZE bytes) */
+} soft_reg;
+
+/* The rows of one vector being processed. */
+typedef struct soft_vec {
+  uint32_t n;         /* rows in the vector */
+  const uint16_t *sel;/* selected rows, NULL = all n */
+  uint32_t sel_n;     /* number of selected rows (n when sel is NULL) */
+  uint64_t row0;      /* input row number of vector row 0 */
+} soft_vec;
+
+/* ---------------------------------------------------------------- aggregation
+ * Aggregation state (HADOS_OP_AGG_*): created from a hados_agg_spec, it
+ * holds the groups seen so far with their aggregation buffers, in device
+ * memory taken from the device heap (so it counts in telemetry and the
+ * byte budget). Updates come from SINK_AGG: the key registers and the
+ * aggregates' input registers of one vector and its selection.
+ */
+typedef struct soft_agg_state soft_agg_state;
+
+/* Creates a state; budget 0 = unlimited (else E_NOMEM when the state would
+   grow beyond it, with a message naming sizes). */
+int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out);
+/* Folds the selected rows of a vector into the state. keys[k] is key k's
+   register; args[j] / args2[j] aggregate j's input registers (NULL when
+   the aggregate takes none). */
+int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_reg *const *args,
+                    const soft_reg *const *args2, const soft_vec *v);
+/* dst += src (same spec). */
+int soft_agg_merge(soft_agg_state *dst, const soft_agg_state *src);
+/* Writes the groups into the output columns (keys, then buffers, in the
+   order of hados_agg.h); *n receives the groups written, or needed when
+   out->capacity_rows is too small (E_NOMEM). Groups come out in first-seen
+   order (deterministic for a deterministic input order). */
+int soft_agg_emit(soft_device *d, const soft_agg_state *st, const hados_agg_out *out, uint64_t *n);
+void soft_agg_free(soft_agg_state *st);
+/* The device address the host sees for a state, and back. */
+uint64_t soft_agg_addr(soft_device *d, const soft_agg_state *st);
+soft_agg_state *soft_agg_from_addr(soft_device *d, uint64_t addr);
+
+/* ---------------------------------------------------------------- interpreter */
+/* Runs HADOS_OP_PIPELINE: the descriptor at desc (size bytes), rows
+   [row_begin, row_end), sink state at sink_addr. *rows = rows that reached
+   the sink. */
+int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row_begin, uint64_t row_end,
+                      uint64_t sink_addr, uint64_t *rows);
+
+#endif
