@@ -262,3 +262,33 @@ func TestArrowAllocatorQuota(t *testing.T) {
 		alloc.Free(make([]byte, 8))
 	}()
 }
+
+func TestTranslate(t *testing.T) {
+	ps := pools(t)
+	p := ps["host-visible"]
+	for _, n := range []uint64{100, 3 << 20} { // a class block and a large block
+		b, err := p.Alloc(nil, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, ok := p.Translate(b.Bytes())
+		if !ok || addr != b.Addr {
+			t.Fatalf("%d bytes: translate %x %v, want %x", n, addr, ok, b.Addr)
+		}
+		if a2, ok := p.Translate(b.Bytes()[10:20]); !ok || a2 != b.Addr+10 {
+			t.Fatalf("sub-slice: %x %v", a2, ok)
+		}
+		b.Free()
+	}
+	if _, ok := p.Translate(make([]byte, 64)); ok {
+		t.Fatal("Go memory translated")
+	}
+	if _, ok := p.Translate(nil); ok {
+		t.Fatal("nil translated")
+	}
+	d, _ := ps["discrete"].Alloc(nil, 64)
+	defer d.Free()
+	if _, ok := ps["discrete"].Translate(make([]byte, 8)); ok {
+		t.Fatal("discrete pool translated host memory")
+	}
+}

@@ -80,6 +80,7 @@ type Pool struct {
 	live    map[uint64]*block // addr -> live block
 	slabs   []block
 	large   uint64 // bytes of live large blocks
+	ranges  []hostRange // host views of slabs and large blocks, sorted by host address
 	slabSum uint64
 	closed  bool
 
@@ -180,6 +181,7 @@ func (p *Pool) take(size uint64) (*block, error) {
 		blk := &block{addr: addr, size: n, host: host}
 		p.live[addr] = blk
 		p.large += n
+		p.addRange(addr, host)
 		return blk, nil
 	}
 	c, csize := p.class(size)
@@ -203,6 +205,7 @@ func (p *Pool) carve(c int, csize uint64) error {
 		return err
 	}
 	p.slabs = append(p.slabs, block{addr: addr, size: p.opts.SlabSize, host: host})
+	p.addRange(addr, host)
 	p.slabSum += p.opts.SlabSize
 	n := p.opts.SlabSize / csize
 	for i := n; i > 0; i-- { // LIFO: lowest address first out
@@ -226,6 +229,7 @@ func (p *Pool) give(blk *block) error {
 	delete(p.live, blk.addr)
 	if blk.size > p.opts.MaxClass {
 		p.large -= blk.size
+		p.removeRange(blk.host)
 		return p.b.free(blk.addr)
 	}
 	c, _ := p.class(blk.size)
@@ -285,7 +289,7 @@ func (p *Pool) Close() error {
 	for _, s := range p.slabs {
 		errs = append(errs, p.b.free(s.addr))
 	}
-	p.live, p.slabs, p.free = nil, nil, nil
+	p.live, p.slabs, p.free, p.ranges = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
