@@ -1,0 +1,386 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/pipeline"
+	"github.com/hados-io/hados/operators/types"
+)
+
+// AggMode says what a HashAggregate's input is: rows to aggregate (Spark's
+// Partial and Complete modes) or aggregation buffers to merge (PartialMerge
+// and Final).
+type AggMode uint8
+
+const (
+	AggUpdate AggMode = iota
+	AggMerge
+)
+
+// AggCall is one aggregate function. In AggUpdate mode Args are its inputs
+// over the child's columns (none, or a literal, for count(*)); in AggMerge
+// mode Args are the buffer columns a partial aggregation produced, in the
+// order it emits them.
+type AggCall struct {
+	Func        string // sum, count, avg, min, max, first
+	Args        []*expr.Expr
+	IgnoreNulls bool           // first(x, true)
+	Input       types.DataType // the aggregated value's type (the argument of the original call)
+}
+
+// BufferTypes are Spark's aggregation buffer columns of the call: sum:
+// sum[, isEmpty for decimals]; count: count; avg: sum, count; min/max:
+// value; first: value, valueSet.
+func (a AggCall) BufferTypes() ([]types.DataType, error) {
+	bt, err := types.AggregateBuffer(a.Func, a.Input)
+	if err != nil {
+		return nil, err
+	}
+	if a.Func == "first" && len(bt) == 1 {
+		bt = append(bt, types.DataType{Kind: types.Boolean})
+	}
+	return bt, nil
+}
+
+// HashAggregate groups its input by keys on the device and emits, per
+// group, the keys followed by every call's buffer columns (Spark's partial
+// aggregation output). Results of a Final aggregation are a projection over
+// those buffers (a FilterProject after it). Per-core partial states are
+// merged in core order at the end, so results are deterministic.
+type HashAggregate struct {
+	t     *Target
+	child Operator
+	where *expr.Expr
+	keys  []*expr.Expr
+	calls []AggCall
+	mode  AggMode
+	out   *arrow.Schema
+
+	tmpl   *device.Pipeline
+	states []device.Addr
+	done   bool
+	stats  Stats
+}
+
+// NewHashAggregate builds the operator; names name the output columns
+// (keys, then buffers). where, if not nil, is a filter fused in front of
+// the aggregation (the rows of a Filter → Project → partial aggregate chain
+// never leave the device).
+func NewHashAggregate(t *Target, child Operator, where *expr.Expr, keys []*expr.Expr, calls []AggCall, mode AggMode, names []string) (*HashAggregate, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	var fields []arrow.Field
+	add := func(dt types.DataType) error {
+		at, err := types.ToArrow(dt)
+		if err != nil {
+			return err
+		}
+		if len(fields) >= len(names) {
+			return fmt.Errorf("%w: hash aggregate: fewer output names than columns", device.ErrInvalid)
+		}
+		fields = append(fields, arrow.Field{Name: names[len(fields)], Type: at, Nullable: true})
+		return nil
+	}
+	for _, k := range keys {
+		if err := add(k.Type); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range calls {
+		bt, err := c.BufferTypes()
+		if err != nil {
+			return nil, err
+		}
+		for _, dt := range bt {
+			if err := add(dt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(fields) != len(names) {
+		return nil, fmt.Errorf("%w: hash aggregate: %d names for %d columns", device.ErrInvalid, len(names), len(fields))
+	}
+	return &HashAggregate{t: t, child: child, where: where, keys: keys, calls: calls, mode: mode, out: arrow.NewSchema(fields, nil)}, nil
+}
+
+func (h *HashAggregate) Schema() *arrow.Schema { return h.out }
+
+var aggFuncs = map[string]uint16{"sum": device.AggSum, "count": device.AggCount, "min": device.AggMin,
+	"max": device.AggMax, "first": device.AggFirst}
+
+// Compile builds the device pipeline; its error says why the aggregation
+// cannot run on the device.
+func (h *HashAggregate) Compile() error {
+	if h.tmpl != nil {
+		return nil
+	}
+	ins, err := inputTypes(h.child.Schema())
+	if err != nil {
+		return err
+	}
+	b := pipeline.NewBuilder(ins)
+	if h.where != nil {
+		if err := b.Filter(h.where); err != nil {
+			return err
+		}
+	}
+	spec := &device.AggSpec{}
+	for _, k := range h.keys {
+		r, err := b.Expr(k)
+		if err != nil {
+			return err
+		}
+		vt, err := pipeline.VTypeOf(k.Type)
+		if err != nil {
+			return err
+		}
+		spec.KeyRegs = append(spec.KeyRegs, r)
+		spec.KeyVTypes = append(spec.KeyVTypes, vt)
+	}
+	arg := func(e *expr.Expr) (uint16, device.VType, error) {
+		if e == nil || e.Op == expr.OpLiteral {
+			return device.NoReg, 0, nil
+		}
+		r, err := b.Expr(e)
+		if err != nil {
+			return 0, 0, err
+		}
+		vt, err := pipeline.VTypeOf(e.Type)
+		return r, vt, err
+	}
+	for _, c := range h.calls {
+		bt, err := c.BufferTypes()
+		if err != nil {
+			return err
+		}
+		funcs := []string{c.Func}
+		if c.Func == "avg" {
+			funcs = []string{"sum", "count"}
+		}
+		for i, fn := range funcs {
+			g := device.Agg{Func: aggFuncs[fn], Arg: device.NoReg, Arg2: device.NoReg}
+			if g.Func == 0 {
+				return &pipeline.Unsupported{Code: pipeline.ReasonExpression, Msg: fmt.Sprintf("aggregate function %s is not supported on the device", c.Func)}
+			}
+			var in *expr.Expr
+			switch {
+			case h.mode == AggMerge && c.Func == "avg":
+				in = c.Args[i]
+			case len(c.Args) > 0:
+				in = c.Args[0]
+			}
+			if g.Arg, g.InVType, err = arg(in); err != nil {
+				return err
+			}
+			out := bt[0]
+			if c.Func == "avg" {
+				out = bt[i]
+			}
+			if g.OutVType, err = pipeline.VTypeOf(out); err != nil {
+				return err
+			}
+			if fn == "sum" && c.Func == "sum" && out.Kind == types.Decimal {
+				g.Flags |= device.AggDecimal
+			}
+			if c.IgnoreNulls {
+				g.Flags |= device.AggIgnoreNulls
+			}
+			if h.mode == AggMerge {
+				g.Flags |= device.AggMerge
+				if (g.Flags&device.AggDecimal != 0 || fn == "first") && len(c.Args) > 1 {
+					if g.Arg2, _, err = arg(c.Args[1]); err != nil {
+						return err
+					}
+				}
+			}
+			spec.Aggs = append(spec.Aggs, g)
+		}
+	}
+	h.tmpl, err = b.Pipeline(make([]device.Column, len(ins)), device.SinkAgg, nil, spec)
+	return err
+}
+
+func (h *HashAggregate) Open(ctx context.Context) error {
+	if err := h.Compile(); err != nil {
+		return err
+	}
+	if err := h.child.Open(ctx); err != nil {
+		return err
+	}
+	enc, err := h.tmpl.Encode()
+	if err != nil {
+		return err
+	}
+	desc, err := h.t.upload(ctx, enc)
+	if err != nil {
+		return err
+	}
+	defer desc.Free()
+	cell, err := h.t.Pool.Alloc(h.t.Account, 8)
+	if err != nil {
+		return err
+	}
+	defer cell.Free()
+	for i := 0; i < max(1, h.t.Device.Info().Cores); i++ {
+		c, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggCreate, Src: desc.Addr,
+			Len: desc.Size, Dst: cell.Addr}}})
+		if err != nil {
+			return wrapOp("hash aggregate: create state", err)
+		}
+		h.states = append(h.states, device.Addr(c.Results[0]))
+	}
+	return nil
+}
+
+// consume folds one input batch into the per-core states.
+func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
+	rows := int(in.NumRows())
+	if rows == 0 {
+		return nil
+	}
+	h.stats.RowsIn += int64(rows)
+	st, err := h.t.stage(ctx, in)
+	if err != nil {
+		return err
+	}
+	defer st.release()
+	p := *h.tmpl
+	p.Columns = st.cols
+	enc, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	desc, err := h.t.upload(ctx, enc)
+	if err != nil {
+		return err
+	}
+	defer desc.Free()
+	parts := h.t.parts(rows)
+	ops := make([]device.Op, len(parts))
+	for i, pr := range parts {
+		ops[i] = pipelineOp(desc, pr[0], pr[1], h.states[i%len(h.states)])
+	}
+	_, errs := h.t.exec(ctx, ops)
+	h.stats.Batches++
+	return wrapOp("hash aggregate", firstError(errs))
+}
+
+func (h *HashAggregate) Next(ctx context.Context) (arrow.Record, error) {
+	if h.done {
+		return nil, nil
+	}
+	for {
+		in, err := h.child.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if in == nil {
+			break
+		}
+		err = h.consume(ctx, in)
+		in.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	h.done = true
+	for _, s := range h.states[1:] {
+		if _, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggMerge, Dst: h.states[0], Src: s}}}); err != nil {
+			return nil, wrapOp("hash aggregate: merge", err)
+		}
+	}
+	return h.emit(ctx)
+}
+
+// emit writes the groups into output columns, asking the device first how
+// many there are.
+func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
+	groups, strBytes := 0, 4096
+	for attempt := 0; attempt < 8; attempt++ {
+		o := newOutputs(h.t)
+		rec, need, err := h.emitInto(ctx, o, groups, strBytes)
+		o.release()
+		if err == nil {
+			h.stats.RowsOut += rec.NumRows()
+			return rec, nil
+		}
+		if !isNoMemory(err) {
+			return nil, err
+		}
+		if need > uint64(groups) {
+			groups = int(need)
+		}
+		strBytes = max(strBytes*4, 32*groups)
+	}
+	return nil, fmt.Errorf("hash aggregate: emit did not fit after 8 attempts")
+}
+
+func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strBytes int) (arrow.Record, uint64, error) {
+	cols := make([]*outColumn, h.out.NumFields())
+	descs := make([]device.Column, len(cols))
+	for i, f := range h.out.Fields() {
+		dt, err := types.FromArrow(f.Type)
+		if err != nil {
+			return nil, 0, err
+		}
+		vt, err := pipeline.VTypeOf(dt)
+		if err != nil {
+			return nil, 0, err
+		}
+		if cols[i], err = o.newColumn(f.Type, vt, groups, strBytes); err != nil {
+			return nil, 0, err
+		}
+		descs[i] = cols[i].desc()
+	}
+	spec, err := h.t.upload(ctx, device.EncodeColumns(descs, uint64(groups)))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer spec.Free()
+	res, errs := h.t.exec(ctx, []device.Op{{Code: device.OpAggEmit, Src: h.states[0], Dst: spec.Addr}})
+	if err := firstError(errs); err != nil {
+		return nil, res[0], err
+	}
+	n := int(res[0])
+	arrays := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		a, err := o.array(ctx, c, n)
+		if err != nil {
+			for _, x := range arrays[:i] {
+				x.Release()
+			}
+			return nil, 0, err
+		}
+		arrays[i] = a
+	}
+	rec := array.NewRecord(h.out, arrays, int64(n))
+	for _, a := range arrays {
+		a.Release()
+	}
+	return rec, uint64(n), nil
+}
+
+// Stats reports what the operator did.
+func (h *HashAggregate) Stats() Stats { return h.stats }
+
+func (h *HashAggregate) Close() error {
+	var err error
+	for _, s := range h.states {
+		if _, e := h.t.DMA.Exec(context.Background(), device.Program{Ops: []device.Op{{Code: device.OpAggFree, Src: s}}}); e != nil && err == nil {
+			err = wrapOp("hash aggregate: free state", e)
+		}
+	}
+	h.states = nil
+	if e := h.child.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+

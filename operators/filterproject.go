@@ -1,0 +1,258 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hados-io/hados/device"
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/pipeline"
+	"github.com/hados-io/hados/operators/types"
+)
+
+// FilterProject is Spark's Filter and Project fused: for every input batch
+// one device pipeline evaluates the condition (narrowing the selection
+// conjunct by conjunct) and writes the projections of the surviving rows.
+// A nil condition keeps every row; nil projections keep every column.
+type FilterProject struct {
+	t     *Target
+	child Operator
+	cond  *expr.Expr
+	proj  []*expr.Expr
+	out   *arrow.Schema
+
+	tmpl    *device.Pipeline
+	regs    []uint16
+	pending []arrow.Record
+	opened  bool
+	stats   Stats
+}
+
+// NewFilterProject builds the operator; names name the output columns.
+func NewFilterProject(t *Target, child Operator, cond *expr.Expr, proj []*expr.Expr, names []string) (*FilterProject, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	in := child.Schema()
+	if proj == nil {
+		for i, f := range in.Fields() {
+			dt, err := types.FromArrow(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			proj = append(proj, expr.Column(i, f.Name, dt))
+			names = append(names, f.Name)
+		}
+	}
+	if len(names) != len(proj) {
+		return nil, fmt.Errorf("%w: %d names for %d projections", device.ErrInvalid, len(names), len(proj))
+	}
+	fields := make([]arrow.Field, len(proj))
+	for i, e := range proj {
+		at, err := types.ToArrow(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = arrow.Field{Name: names[i], Type: at, Nullable: true}
+	}
+	return &FilterProject{t: t, child: child, cond: cond, proj: proj, out: arrow.NewSchema(fields, nil)}, nil
+}
+
+func (f *FilterProject) Schema() *arrow.Schema { return f.out }
+
+// Compile builds the device pipeline (Open does it too); its error says
+// why an expression cannot run on the device (*pipeline.Unsupported).
+func (f *FilterProject) Compile() error {
+	if f.tmpl != nil {
+		return nil
+	}
+	ins, err := inputTypes(f.child.Schema())
+	if err != nil {
+		return err
+	}
+	b := pipeline.NewBuilder(ins)
+	if f.cond != nil {
+		if err := b.Filter(f.cond); err != nil {
+			return err
+		}
+	}
+	regs := make([]uint16, len(f.proj))
+	for i, e := range f.proj {
+		if regs[i], err = b.Expr(e); err != nil {
+			return err
+		}
+	}
+	f.tmpl, err = b.Pipeline(make([]device.Column, len(ins)), device.SinkProject, regs, nil)
+	f.regs = regs
+	return err
+}
+
+func inputTypes(s *arrow.Schema) ([]types.DataType, error) {
+	out := make([]types.DataType, s.NumFields())
+	for i, fl := range s.Fields() {
+		dt, err := types.FromArrow(fl.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", fl.Name, err)
+		}
+		out[i] = dt
+	}
+	return out, nil
+}
+
+func (f *FilterProject) Open(ctx context.Context) error {
+	if err := f.Compile(); err != nil {
+		return err
+	}
+	f.opened = true
+	return f.child.Open(ctx)
+}
+
+func (f *FilterProject) Next(ctx context.Context) (arrow.Record, error) {
+	for len(f.pending) == 0 {
+		in, err := f.child.Next(ctx)
+		if err != nil || in == nil {
+			return nil, err
+		}
+		err = f.process(ctx, in)
+		in.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	r := f.pending[0]
+	f.pending = f.pending[1:]
+	return r, nil
+}
+
+// stringBytes estimates the string bytes a projection may produce.
+func stringBytes(rec arrow.Record) int {
+	n := 0
+	for _, c := range rec.Columns() {
+		switch a := c.(type) {
+		case *array.String:
+			n += len(a.ValueBytes())
+		case *array.LargeString:
+			n += len(a.ValueBytes())
+		case *array.Dictionary:
+			if s, ok := a.Dictionary().(*array.String); ok {
+				n += len(s.ValueBytes()) * 4
+			}
+		}
+	}
+	return n + 24*int(rec.NumRows())
+}
+
+// process runs the pipeline over one input batch, one part per core.
+func (f *FilterProject) process(ctx context.Context, in arrow.Record) error {
+	rows := int(in.NumRows())
+	if rows == 0 {
+		return nil
+	}
+	f.stats.RowsIn += int64(rows)
+	st, err := f.t.stage(ctx, in)
+	if err != nil {
+		return err
+	}
+	defer st.release()
+	p := *f.tmpl
+	p.Columns = st.cols
+	enc, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	desc, err := f.t.upload(ctx, enc)
+	if err != nil {
+		return err
+	}
+	defer desc.Free()
+	strCap := stringBytes(in)
+	for attempt := 0; ; attempt++ {
+		recs, err := f.runParts(ctx, desc, rows, strCap)
+		if err == nil {
+			f.pending = append(f.pending, recs...)
+			return nil
+		}
+		if !isNoMemory(err) || attempt == 3 {
+			return err
+		}
+		strCap *= 4 // string output ran out of room: retry with more
+	}
+}
+
+// runParts runs the pipeline on each core's range of rows, each part into
+// its own output columns, and returns the non-empty outputs in row order.
+func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, strCap int) ([]arrow.Record, error) {
+	parts := f.t.parts(rows)
+	o := newOutputs(f.t)
+	defer o.release()
+	cols := make([][]*outColumn, len(parts))
+	ops := make([]device.Op, len(parts))
+	for i, pr := range parts {
+		n := pr[1] - pr[0]
+		descs := make([]device.Column, len(f.proj))
+		for j := range f.proj {
+			c, err := o.newColumn(f.out.Field(j).Type, f.tmpl.RegTypes[f.regs[j]], n, strCap)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = append(cols[i], c)
+			descs[j] = c.desc()
+		}
+		spec, err := f.t.upload(ctx, device.EncodeColumns(descs, uint64(n)))
+		if err != nil {
+			return nil, err
+		}
+		defer spec.Free()
+		ops[i] = pipelineOp(desc, pr[0], pr[1], spec.Addr)
+	}
+	res, errs := f.t.exec(ctx, ops)
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	var recs []arrow.Record
+	release := func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	for i := range parts {
+		n := int(res[i])
+		if n == 0 {
+			continue
+		}
+		arrays := make([]arrow.Array, len(cols[i]))
+		for j, c := range cols[i] {
+			a, err := o.array(ctx, c, n)
+			if err != nil {
+				for _, x := range arrays[:j] {
+					x.Release()
+				}
+				release()
+				return nil, err
+			}
+			arrays[j] = a
+		}
+		recs = append(recs, array.NewRecord(f.out, arrays, int64(n)))
+		for _, a := range arrays {
+			a.Release()
+		}
+		f.stats.RowsOut += int64(n)
+	}
+	f.stats.Batches++
+	return recs, nil
+}
+
+// Stats reports what the operator did.
+func (f *FilterProject) Stats() Stats { return f.stats }
+
+func (f *FilterProject) Close() error {
+	for _, r := range f.pending {
+		r.Release()
+	}
+	f.pending = nil
+	return f.child.Close()
+}

@@ -1,0 +1,45 @@
+package operators
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/dma"
+	hmem "github.com/hados-io/hados/memory"
+)
+
+// Target is the device an operator runs on: the device, its memory pool,
+// its DMA engine, a pinned host pool, and the account the operator's memory
+// is charged to (a task's).
+type Target struct {
+	Device  device.Device
+	Pool    *hmem.Pool
+	DMA     *dma.Engine
+	Host    *hmem.Pool
+	Account *hmem.Account
+}
+
+// Validate checks that every part is present.
+func (t *Target) Validate() error {
+	if t == nil || t.Device == nil || t.Pool == nil || t.DMA == nil || t.Host == nil {
+		return fmt.Errorf("%w: operators: incomplete target (device, pool, DMA engine and host pool are required)", device.ErrInvalid)
+	}
+	return nil
+}
+
+// HostVisible reports whether kernels can read host views in place.
+func (t *Target) HostVisible() bool { return t.Device.Info().Mode == device.HostVisible }
+
+// OutputAllocator is where operators place the Arrow buffers they
+// produce: device memory on a host-visible device (the next operator reads
+// them in place), pinned host memory otherwise.
+func (t *Target) OutputAllocator() memory.Allocator {
+	if t.HostVisible() {
+		if a, err := hmem.NewDeviceAllocator(t.Pool, t.Account); err == nil {
+			return a
+		}
+	}
+	return hmem.NewHostAllocator(t.Host, t.Account)
+}
