@@ -383,4 +383,3 @@ func (h *HashAggregate) Close() error {
 	}
 	return err
 }
-

@@ -20,7 +20,9 @@ var (
 	tDec152 = types.DecimalOf(15, 2)
 )
 
-func call(op expr.Op, t types.DataType, args ...*expr.Expr) *expr.Expr { return expr.Call(op, t, args...) }
+func call(op expr.Op, t types.DataType, args ...*expr.Expr) *expr.Expr {
+	return expr.Call(op, t, args...)
+}
 
 // q6 is TPC-H Q6's condition over (l_shipdate, l_discount, l_quantity, l_extendedprice).
 func q6() (*expr.Expr, []types.DataType) {
