@@ -7,7 +7,7 @@ GOFLAGS   ?=
 FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig
 FUZZTIME  ?= 10s
 
-.PHONY: all build test test-race bench lint demo cshared fuzz deps clean
+.PHONY: all build test test-race bench lint demo cshared fuzz deps prometheus clean
 
 all: build
 
@@ -61,6 +61,10 @@ cshared:
 fuzz:
 	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \
 	  echo "fuzz $$pkg $$name"; $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+## prometheus: Debian's Prometheus server, for the real scrape test
+prometheus:
+	command -v prometheus >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus)
 
 ## deps: download Go modules (the C toolchain comes with the Go image: gcc)
 deps:
