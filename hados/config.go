@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/hados/sched"
 )
 
 // Config is the runtime's configuration. Its keys mirror a Spark plugin's
@@ -27,6 +28,17 @@ type Config struct {
 	Watchdog      time.Duration // spark.hados.dma.watchdog: a program overdue this long means a hang
 	LockHost      bool          // spark.hados.memory.lockHost: mlock pinned host staging memory
 	LogLevel      string        // spark.hados.log.level: debug|info|warn|error
+	SchedMode     sched.Policy  // spark.hados.scheduler.mode: FIFO|FAIR for tasks sharing a device
+	SchedPools    []sched.Pool  // spark.hados.scheduler.pools: name:weight:minShare,…
+
+	// Planner (race/rules).
+	Enabled   bool     // spark.hados.enabled: false keeps every query on the host
+	Strategy  string   // spark.hados.strategy: all-or-nothing|cost
+	Whitelist []string // spark.hados.whitelist: operators whose fallback keeps the query offloaded
+	// DisabledExpressions holds the Spark function names set by
+	// spark.hados.expression.<name>.enabled=false.
+	DisabledExpressions map[string]bool
+	ANSI                bool // spark.sql.ansi.enabled (Spark's own key): ANSI mode falls back
 }
 
 // DefaultConfig is the configuration with nothing set.
@@ -39,6 +51,9 @@ func DefaultConfig() Config {
 		Watchdog:      30 * time.Second,
 		LockHost:      true,
 		LogLevel:      "info",
+		Enabled:       true,
+		Strategy:      "all-or-nothing",
+		Whitelist:     []string{"TakeOrderedAndProject", "CollectLimit", "GlobalLimit"},
 	}
 }
 
@@ -49,6 +64,9 @@ type ConfigKey struct {
 	Default string
 	Doc     string
 	set     func(*Config, string) error
+	// setKey, for a prefix key (Name holds a <name> placeholder), sets a
+	// concrete key matching it.
+	setKey func(c *Config, key, value string) error
 }
 
 var configKeys = []ConfigKey{
@@ -83,6 +101,10 @@ var configKeys = []ConfigKey{
 		}},
 	{Name: "spark.hados.memory.lockHost", Default: "true", Doc: "mlock pinned host staging memory (best effort).",
 		set: func(c *Config, v string) (err error) { c.LockHost, err = strconv.ParseBool(v); return }},
+	{Name: "spark.hados.scheduler.mode", Default: "FIFO", Doc: "Order in which tasks sharing a device get its engine cores: FIFO or FAIR (as spark.scheduler.mode).",
+		set: func(c *Config, v string) (err error) { c.SchedMode, err = sched.ParsePolicy(v); return }},
+	{Name: "spark.hados.scheduler.pools", Default: "", Doc: "FAIR pools as name:weight:minShare, comma-separated (as fairscheduler.xml); unknown pools get weight 1.",
+		set: func(c *Config, v string) (err error) { c.SchedPools, err = parsePools(v); return }},
 	{Name: "spark.hados.log.level", Env: "HADOS_LOG_LEVEL", Default: "info", Doc: "Log level: debug, info, warn or error.",
 		set: func(c *Config, v string) error {
 			switch v {
@@ -92,6 +114,64 @@ var configKeys = []ConfigKey{
 			}
 			return fmt.Errorf("want debug, info, warn or error")
 		}},
+	{Name: "spark.hados.enabled", Default: "true", Doc: "Offload queries to the device at all; false keeps every query on the host.",
+		set: func(c *Config, v string) (err error) { c.Enabled, err = strconv.ParseBool(v); return }},
+	{Name: "spark.hados.strategy", Default: "all-or-nothing",
+		Doc: "Offload decision: all-or-nothing (a query falls back whole if any non-whitelisted operator does) or cost (keep each device region only where DMA plus device time beats the host).",
+		set: func(c *Config, v string) error {
+			if v != "all-or-nothing" && v != "cost" {
+				return fmt.Errorf("want all-or-nothing or cost")
+			}
+			c.Strategy = v
+			return nil
+		}},
+	{Name: "spark.hados.whitelist", Default: "TakeOrderedAndProject,CollectLimit,GlobalLimit",
+		Doc: "Comma-separated Spark operators whose fallback does not send the query back to the host.",
+		set: func(c *Config, v string) error {
+			c.Whitelist = nil
+			for _, w := range strings.Split(v, ",") {
+				if w = strings.TrimSpace(w); w != "" {
+					c.Whitelist = append(c.Whitelist, w)
+				}
+			}
+			return nil
+		}},
+	{Name: "spark.hados.expression.<name>.enabled", Default: "true",
+		Doc: "false keeps operators using the Spark function <name> (e.g. substr, LIKE, CheckOverflow) on the host.",
+		set: func(*Config, string) error {
+			return fmt.Errorf("set spark.hados.expression.NAME.enabled for a function NAME")
+		},
+		setKey: func(c *Config, key, v string) error {
+			name := strings.TrimSuffix(strings.TrimPrefix(key, "spark.hados.expression."), ".enabled")
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			m := map[string]bool{}
+			for k := range c.DisabledExpressions {
+				m[k] = true
+			}
+			delete(m, name)
+			if !on {
+				m[name] = true
+			}
+			c.DisabledExpressions = m
+			return nil
+		}},
+	{Name: "spark.sql.ansi.enabled", Default: "false",
+		Doc: "Spark's ANSI mode; when true, operators with arithmetic, casts or sums fall back (the device follows non-ANSI semantics).",
+		set: func(c *Config, v string) (err error) { c.ANSI, err = strconv.ParseBool(v); return }},
+}
+
+// matchPrefixKey reports whether key instantiates the prefix key pattern
+// ("spark.hados.expression.<name>.enabled").
+func matchPrefixKey(pattern, key string) bool {
+	i := strings.Index(pattern, "<name>")
+	if i < 0 {
+		return false
+	}
+	pre, suf := pattern[:i], pattern[i+len("<name>"):]
+	return len(key) > len(pre)+len(suf) && strings.HasPrefix(key, pre) && strings.HasSuffix(key, suf)
 }
 
 // ConfigKeys lists every configuration key, sorted by name.
@@ -105,6 +185,12 @@ func ConfigKeys() []ConfigKey {
 // be silently ignored); other keys (Spark's own) are ignored.
 func (c *Config) Set(key, value string) error {
 	for _, k := range configKeys {
+		if k.setKey != nil && matchPrefixKey(k.Name, key) {
+			if err := k.setKey(c, key, value); err != nil {
+				return fmt.Errorf("%w: configuration %s=%q: %v", device.ErrInvalid, key, value, err)
+			}
+			return nil
+		}
 		if k.Name == key {
 			if err := k.set(c, value); err != nil {
 				return fmt.Errorf("%w: configuration %s=%q: %v", device.ErrInvalid, key, value, err)
@@ -201,6 +287,33 @@ func ParseBytes(s string) (uint64, error) {
 		return 0, fmt.Errorf("size %q is too large", s)
 	}
 	return uint64(x * mul), nil
+}
+
+// parsePools parses "etl:3:1,bi:1:2" (name:weight[:minShare]).
+func parsePools(s string) ([]sched.Pool, error) {
+	var out []sched.Pool
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+			return nil, fmt.Errorf("pool %q: want name:weight[:minShare]", item)
+		}
+		p := sched.Pool{Name: parts[0]}
+		var err error
+		if p.Weight, err = parseInt(parts[1], 1, 1<<20); err != nil {
+			return nil, fmt.Errorf("pool %s weight: %v", p.Name, err)
+		}
+		if len(parts) == 3 {
+			if p.MinShare, err = parseInt(parts[2], 0, 1<<20); err != nil {
+				return nil, fmt.Errorf("pool %s minShare: %v", p.Name, err)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func parseInt(s string, lo, hi int) (int, error) {

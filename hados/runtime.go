@@ -11,6 +11,7 @@ import (
 	_ "github.com/hados-io/hados/device/cdev" // the "plugin" driver
 	_ "github.com/hados-io/hados/device/soft" // the "soft" driver, the default
 	"github.com/hados-io/hados/dma"
+	"github.com/hados-io/hados/hados/sched"
 	"github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/metrics"
 )
@@ -21,6 +22,7 @@ type Unit struct {
 	Device device.Device
 	Pool   *memory.Pool
 	DMA    *dma.Engine
+	Sched  *sched.Scheduler // hands the device's engine cores to tasks, FIFO or FAIR
 }
 
 // Runtime is an opened hados: the devices of its configuration, a memory
@@ -58,6 +60,10 @@ func Open(cfg Config, opts Options) (*Runtime, error) {
 	for _, d := range set.Devices() {
 		u := &Unit{Device: d, Pool: memory.NewDevicePool(d, memory.PoolOptions{})}
 		r.units = append(r.units, u) // before New: Close cleans up a half-built unit
+		if u.Sched, err = sched.New(cfg.SchedMode, max(1, d.Info().Cores), cfg.SchedPools...); err != nil {
+			r.Close()
+			return nil, err
+		}
 		dopts := dma.Options{Codec: cfg.Codec, ChunkSize: cfg.ChunkSize, QueueDepth: cfg.QueueDepth,
 			Retries: cfg.Retries, Watchdog: cfg.Watchdog}
 		if cfg.Retries == 0 {

@@ -53,6 +53,14 @@ func (t *Target) exec(ctx context.Context, ops []device.Op) ([]uint64, []error) 
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
+			if t.Gate != nil {
+				release, err := t.Gate(ctx)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer release()
+			}
 			c, err := t.DMA.Exec(ctx, device.Program{Ops: ops[i : i+1]})
 			if len(c.Results) > 0 {
 				res[i] = c.Results[0]

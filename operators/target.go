@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -19,6 +20,9 @@ type Target struct {
 	DMA     *dma.Engine
 	Host    *hmem.Pool
 	Account *hmem.Account
+	// Gate, if set, is asked for a device slot before each device program
+	// and told when it completes: the runtime's FIFO/FAIR scheduler.
+	Gate func(ctx context.Context) (release func(), err error)
 }
 
 // Validate checks that every part is present.
