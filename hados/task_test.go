@@ -54,4 +54,3 @@ func TestTasks(t *testing.T) {
 		}
 	}
 }
-
