@@ -121,11 +121,10 @@ func (h *HashAggregate) Compile() error {
 	if h.tmpl != nil {
 		return nil
 	}
-	ins, err := inputTypes(h.child.Schema())
+	b, nin, err := newBuilder(h.child.Schema())
 	if err != nil {
 		return err
 	}
-	b := pipeline.NewBuilder(ins)
 	if h.where != nil {
 		if err := b.Filter(h.where); err != nil {
 			return err
@@ -203,7 +202,7 @@ func (h *HashAggregate) Compile() error {
 			spec.Aggs = append(spec.Aggs, g)
 		}
 	}
-	h.tmpl, err = b.Pipeline(make([]device.Column, len(ins)), device.SinkAgg, nil, spec)
+	h.tmpl, err = b.Pipeline(make([]device.Column, nin), device.SinkAgg, nil, spec)
 	return err
 }
 

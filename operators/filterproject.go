@@ -70,11 +70,10 @@ func (f *FilterProject) Compile() error {
 	if f.tmpl != nil {
 		return nil
 	}
-	ins, err := inputTypes(f.child.Schema())
+	b, nin, err := newBuilder(f.child.Schema())
 	if err != nil {
 		return err
 	}
-	b := pipeline.NewBuilder(ins)
 	if f.cond != nil {
 		if err := b.Filter(f.cond); err != nil {
 			return err
@@ -86,21 +85,27 @@ func (f *FilterProject) Compile() error {
 			return err
 		}
 	}
-	f.tmpl, err = b.Pipeline(make([]device.Column, len(ins)), device.SinkProject, regs, nil)
+	f.tmpl, err = b.Pipeline(make([]device.Column, nin), device.SinkProject, regs, nil)
 	f.regs = regs
 	return err
 }
 
-func inputTypes(s *arrow.Schema) ([]types.DataType, error) {
-	out := make([]types.DataType, s.NumFields())
+// newBuilder starts a pipeline over a schema's columns, with their types
+// and physical storage.
+func newBuilder(s *arrow.Schema) (*pipeline.Builder, int, error) {
+	ts := make([]types.DataType, s.NumFields())
+	vs := make([]device.VType, s.NumFields())
 	for i, fl := range s.Fields() {
 		dt, err := types.FromArrow(fl.Type)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", fl.Name, err)
+			return nil, 0, fmt.Errorf("column %s: %w", fl.Name, err)
 		}
-		out[i] = dt
+		if vs[i], err = storageOf(fl.Type); err != nil {
+			return nil, 0, fmt.Errorf("column %s: %w", fl.Name, err)
+		}
+		ts[i] = dt
 	}
-	return out, nil
+	return pipeline.NewBuilderStorage(ts, vs), len(ts), nil
 }
 
 func (f *FilterProject) Open(ctx context.Context) error {

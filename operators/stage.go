@@ -69,17 +69,11 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 			return c, err
 		}
 	}
-	switch dt := arr.DataType(); dt.ID() {
-	case arrow.BOOL:
-		c.VType = device.VTBool
-	case arrow.INT32, arrow.DATE32:
-		c.VType = device.VTI32
-	case arrow.INT64, arrow.TIMESTAMP, arrow.DECIMAL64:
-		c.VType = device.VTI64
-	case arrow.FLOAT64:
-		c.VType = device.VTF64
-	case arrow.DECIMAL128:
-		c.VType = device.VTI128
+	dt := arr.DataType()
+	if c.VType, err = storageOf(dt); err != nil {
+		return c, err
+	}
+	switch dt.ID() {
 	case arrow.STRING, arrow.LARGE_STRING:
 		c.VType = device.VTStr
 		if dt.ID() == arrow.LARGE_STRING {
@@ -110,11 +104,28 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 			return c, err
 		}
 		c.DictLength = uint64(values.Len())
-	default:
-		return c, fmt.Errorf("%w: %s", ErrUnsupportedType, dt)
 	}
 	c.Data, err = g.addr(bufs[1])
 	return c, err
+}
+
+// storageOf is the device value type an Arrow column is stored as.
+func storageOf(dt arrow.DataType) (device.VType, error) {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return device.VTBool, nil
+	case arrow.INT32, arrow.DATE32:
+		return device.VTI32, nil
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DECIMAL64:
+		return device.VTI64, nil
+	case arrow.FLOAT64:
+		return device.VTF64, nil
+	case arrow.DECIMAL128:
+		return device.VTI128, nil
+	case arrow.STRING, arrow.LARGE_STRING, arrow.DICTIONARY:
+		return device.VTStr, nil
+	}
+	return 0, fmt.Errorf("%w: %s", ErrUnsupportedType, dt)
 }
 
 // stage describes the record's columns for the device, uploading what the

@@ -15,14 +15,23 @@ import (
 // used; top-level conjuncts of a filter become successive FILTER
 // instructions, so later ones only see the rows earlier ones kept.
 type Builder struct {
-	inputs []types.DataType // input column types
-	p      device.Pipeline
-	colReg map[int]uint16
+	inputs  []types.DataType // input column types
+	storage []device.VType   // their physical storage, where it differs from VTypeOf
+	p       device.Pipeline
+	colReg  map[int]uint16
 }
 
-// NewBuilder starts a pipeline over input columns of these types.
+// NewBuilder starts a pipeline over input columns of these types, stored
+// as VTypeOf says.
 func NewBuilder(inputs []types.DataType) *Builder {
 	return &Builder{inputs: inputs, colReg: map[int]uint16{}}
+}
+
+// NewBuilderStorage starts a pipeline over input columns whose physical
+// storage is given: a decimal(15,2) column may arrive as Arrow decimal128
+// (16 bytes) and is then narrowed to the 64-bit register the type calls for.
+func NewBuilderStorage(inputs []types.DataType, storage []device.VType) *Builder {
+	return &Builder{inputs: inputs, storage: storage, colReg: map[int]uint16{}}
 }
 
 type reg struct {
@@ -116,7 +125,17 @@ func (b *Builder) compile(e *expr.Expr) (reg, error) {
 		if r, ok := b.colReg[e.Col]; ok {
 			return reg{r, vt, e.Type}, nil
 		}
-		r, err := b.op(device.KColumn, vt, vt, device.Insn{P1: int32(e.Col)})
+		sv := vt
+		if e.Col < len(b.storage) && b.storage[e.Col] != 0 {
+			sv = b.storage[e.Col]
+		}
+		r, err := b.op(device.KColumn, sv, sv, device.Insn{P1: int32(e.Col)})
+		if err == nil && sv != vt {
+			if e.Type.Kind != types.Decimal {
+				return reg{}, unsupported(e, fmt.Sprintf("column stored as %s for type %s", sv, e.Type))
+			}
+			r, err = b.op(device.KDecRescale, vt, vt, device.Insn{A: r, P2: int32(sv)})
+		}
 		b.colReg[e.Col] = r
 		return out(r, err)
 	case expr.OpLiteral:
