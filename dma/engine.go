@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,7 @@ type Segment struct {
 type Engine struct {
 	dev    device.Device
 	info   device.Info
+	num    uint64 // the device address as a number, for probes
 	opts   Options
 	queues []*hwQueue
 	rr     atomic.Uint64
@@ -98,6 +100,7 @@ func New(dev device.Device, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{dev: dev, info: info, opts: opts}
+	e.num, _ = strconv.ParseUint(info.Address, 10, 64)
 	for i := 0; i < opts.Queues; i++ {
 		q, err := dev.NewQueue(opts.QueueDepth)
 		if err != nil {

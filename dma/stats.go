@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hados-io/hados/internal/probe"
 	"github.com/hados-io/hados/internal/stats"
 )
 
@@ -45,7 +46,16 @@ func (s *engineStats) record(f *Future) {
 	if f.err != nil {
 		ds.errors.Add(1)
 	}
-	ds.latency.Observe(time.Since(f.start))
+	dur := time.Since(f.start)
+	ds.latency.Observe(dur)
+	dir, failed := uint64(f.dir), uint64(0)
+	if f.exec {
+		dir = 3
+	}
+	if f.err != nil {
+		failed = 1
+	}
+	probe.TransferDone(f.e.num, dir, f.bytes, uint64(dur), failed)
 }
 
 // DirStats is a snapshot of one direction's counters.

@@ -94,5 +94,7 @@ func NewHostPool(opts PoolOptions, lock bool) *Pool {
 	if opts.Name == "" {
 		opts.Name = "host"
 	}
-	return newPool(&hostBacking{lock: lock, maps: map[uint64][]byte{}}, opts)
+	p := newPool(&hostBacking{lock: lock, maps: map[uint64][]byte{}}, opts)
+	p.num = 1 << 32
+	return p
 }

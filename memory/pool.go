@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/internal/probe"
 )
 
 // Alignment of every block a pool hands out.
@@ -74,12 +76,13 @@ type Pool struct {
 	b    backing
 	opts PoolOptions
 	root *Account
+	num  uint64 // device number for probes (1<<32: host memory)
 
 	mu      sync.Mutex
 	free    [][]block         // per class, LIFO
 	live    map[uint64]*block // addr -> live block
 	slabs   []block
-	large   uint64 // bytes of live large blocks
+	large   uint64      // bytes of live large blocks
 	ranges  []hostRange // host views of slabs and large blocks, sorted by host address
 	slabSum uint64
 	closed  bool
@@ -109,7 +112,9 @@ func NewDevicePool(dev device.Device, opts PoolOptions) *Pool {
 	if opts.Name == "" {
 		opts.Name = "device " + info.Address
 	}
-	return newPool(&deviceBacking{dev: dev, visible: info.Mode == device.HostVisible}, opts)
+	p := newPool(&deviceBacking{dev: dev, visible: info.Mode == device.HostVisible}, opts)
+	p.num, _ = strconv.ParseUint(info.Address, 10, 64)
+	return p
 }
 
 // Account is the pool's root account; task accounts are created under it.
@@ -141,12 +146,14 @@ func (p *Pool) Alloc(acct *Account, size uint64) (*Buffer, error) {
 	charge := p.blockSize(size)
 	if err := acct.Reserve(charge); err != nil {
 		p.failures.Add(1)
+		probe.AllocFailed(p.num, size, 1, 0, 0)
 		return nil, err
 	}
 	blk, err := p.take(size)
 	if err != nil {
 		acct.Release(charge)
 		p.failures.Add(1)
+		probe.AllocFailed(p.num, size, 2, 0, 0)
 		return nil, err
 	}
 	p.allocs.Add(1)

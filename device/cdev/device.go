@@ -22,6 +22,7 @@ type cdevice struct {
 	drv    *Driver
 	h      *C.hados_device
 	info   device.Info
+	num    uint64 // the address as a number, for probes
 	mu     sync.RWMutex
 	closed bool
 	queues map[*cqueue]struct{}

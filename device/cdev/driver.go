@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -71,6 +72,7 @@ func (d *Driver) Open(spec device.Spec, index int, address string) (device.Devic
 		return nil, &device.Error{Device: address, Op: "info", Status: device.Status(st), Msg: eb.String()}
 	}
 	dev.info = convertInfo(&info, address, d.name)
+	dev.num, _ = strconv.ParseUint(address, 10, 64)
 	if d.lib != nil {
 		d.lib.acquire()
 	}

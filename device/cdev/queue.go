@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/internal/probe"
 )
 
 const pollBatch = 64
@@ -193,6 +194,11 @@ func (q *cqueue) complete(c *C.hados_completion) device.Completion {
 			out.Results[i] = uint64(r)
 		}
 	}
+	var op0 uint64
+	if len(f.ops) > 0 {
+		op0 = uint64(f.ops[0].Code)
+	}
+	probe.ProgramDone(q.dev.num, op0, uint64(len(f.ops)), uint64(uint32(c.status)), uint64(c.exec_ns))
 	if c.status != 0 {
 		what := "program"
 		if i := int(c.failed_op); i < len(f.ops) {

@@ -1,0 +1,140 @@
+package qualify
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hados-io/hados/race/rules"
+)
+
+func readSmall(t testing.TB) string {
+	b, err := os.ReadFile("../rules/testdata/small.explain.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func eventLog(t testing.TB, plans ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"Event":"SparkListenerLogStart","Spark Version":"3.5.1"}` + "\n")
+	for i, p := range plans {
+		ev := map[string]any{"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+			"executionId": i, "physicalPlanDescription": p}
+		j, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestReadEventLog(t *testing.T) {
+	plan := readSmall(t)
+	srcs, err := ReadEventLog("app.log", strings.NewReader(eventLog(t, plan, plan)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 || srcs[0].Name != "app.log#0" || srcs[1].Text != plan {
+		t.Fatalf("sources %d: %+v", len(srcs), srcs)
+	}
+	// AQE updates replace the execution's plan.
+	upd := `{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate","executionId":0,"physicalPlanDescription":"== Physical Plan ==\nfinal"}`
+	srcs, err = ReadEventLog("app.log", strings.NewReader(eventLog(t, plan)+upd+"\n"))
+	if err != nil || len(srcs) != 1 || !strings.HasSuffix(srcs[0].Text, "final") {
+		t.Fatalf("AQE update: %v %+v", err, srcs)
+	}
+	_, err = ReadEventLog("bad.log", strings.NewReader(`{"physicalPlanDescription": 3`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), "bad.log:1") {
+		t.Errorf("malformed line: %v", err)
+	}
+}
+
+func TestQualify(t *testing.T) {
+	plan := readSmall(t)
+	srcs := []Source{{Name: "small", Text: plan}, {Name: "broken", Text: "not a plan"}}
+	o := rules.DefaultOptions()
+	rep := Qualify(srcs, o)
+	if rep.Total != 2 || rep.Errors != 1 || rep.Offloaded != 0 || rep.FullyOffloadable != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	q := rep.Queries[0]
+	if q.Operators == 0 || q.Supported != q.Operators-1 || len(q.Reasons) != 1 || q.Reasons[0].Subject != "FrobnicateExec" {
+		t.Errorf("query %+v", q)
+	}
+	o.Whitelist = []string{"FrobnicateExec"}
+	if rep := Qualify(srcs[:1], o); rep.Offloaded != 1 || rep.ExecutableToday != 0 {
+		t.Errorf("whitelisted: %+v", rep)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"QUERY", "small", "unsupported-operator (FrobnicateExec) x1", "queries 2: offloaded 0", "top fallback reasons"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestReadDirectory(t *testing.T) {
+	dir := t.TempDir()
+	plan := readSmall(t)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "q1.explain.txt"), []byte(plan), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "logs"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "logs", "app-1"), []byte(eventLog(t, plan)), 0o644))
+	srcs, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) != 2 {
+		t.Fatalf("sources %d: %+v", len(srcs), srcs)
+	}
+}
+
+// TestCorpus qualifies both corpora: no errors.
+func TestCorpus(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "spark-plans")
+	if d := os.Getenv("HADOS_SHARED"); d != "" {
+		dir = filepath.Join(d, "spark-plans")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the Spark plan corpus is not at %s (set HADOS_SHARED)", dir)
+	}
+	srcs, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Qualify(srcs, rules.DefaultOptions())
+	if rep.Errors != 0 || rep.Total != 125 {
+		t.Errorf("corpus: %d plans, %d errors", rep.Total, rep.Errors)
+	}
+}
+
+func FuzzReadEventLog(f *testing.F) {
+	f.Add(eventLog(f, "== Physical Plan ==\nScan (1)\n"))
+	f.Add(`{"Event":"SparkListenerSQLExecutionStart","executionId":1,"physicalPlanDescription":"x"}`)
+	f.Add("{\"physicalPlanDescription\": [1,2\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		srcs, err := ReadEventLog("fuzz", strings.NewReader(s))
+		if err != nil && !strings.Contains(err.Error(), "fuzz:") {
+			t.Fatalf("error without position: %v", err)
+		}
+		for _, src := range srcs {
+			One(src, rules.DefaultOptions()) // never panics
+		}
+	})
+}

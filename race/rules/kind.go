@@ -1,0 +1,94 @@
+package rules
+
+import "github.com/hados-io/hados/race/plan"
+
+// Kind is what a node of the converted tree is: a Spark operator left on
+// the host, a device operator, or a host↔device transition.
+type Kind uint8
+
+// The kinds.
+const (
+	// KindHost is a Spark operator that stays on the host.
+	KindHost Kind = iota
+	DpuScan
+	DpuFilter
+	DpuProject
+	DpuHashAggregate
+	DpuSort
+	DpuHashJoin
+	DpuExchange
+	DpuBroadcastExchange
+	DpuReusedExchange
+	DpuUnion
+	DpuTopN
+	DpuLimit
+	// RowToColumnar moves host rows into device columns.
+	RowToColumnar
+	// ColumnarToRow moves device columns back to host rows.
+	ColumnarToRow
+	kindCount
+)
+
+var kindNames = [kindCount]string{"Host", "DpuScan", "DpuFilter", "DpuProject", "DpuHashAggregate", "DpuSort",
+	"DpuHashJoin", "DpuExchange", "DpuBroadcastExchange", "DpuReusedExchange", "DpuUnion", "DpuTopN", "DpuLimit",
+	"RowToColumnar", "ColumnarToRow"}
+
+func (k Kind) String() string {
+	if k < kindCount {
+		return kindNames[k]
+	}
+	return "Host"
+}
+
+// OnDevice reports the device operators.
+func (k Kind) OnDevice() bool { return k >= DpuScan && k <= DpuLimit }
+
+// IsTransition reports RowToColumnar and ColumnarToRow.
+func (k Kind) IsTransition() bool { return k == RowToColumnar || k == ColumnarToRow }
+
+// capability is what the device declares for a Spark operator: the Dpu
+// kind it becomes and whether the operator exists today.
+type capability struct {
+	kind  Kind
+	today bool
+}
+
+// capabilities is the device's operator table. Scan, Filter, Project and
+// the aggregates execute today (package operators). The rest are
+// operators planned by the operator issue: declared here so that planning
+// and qualification reflect the target design; Node.Planned marks them and
+// Result.ExecutableToday says whether a plan runs with today's operators.
+var capabilities = map[plan.Op]capability{
+	plan.OpScan:                {DpuScan, true},
+	plan.OpFilter:              {DpuFilter, true},
+	plan.OpProject:             {DpuProject, true},
+	plan.OpHashAggregate:       {DpuHashAggregate, true},
+	plan.OpObjectHashAggregate: {DpuHashAggregate, true},
+	plan.OpSortAggregate:       {DpuHashAggregate, true},
+	// Operators planned by the operator issue (capability declaration).
+	plan.OpSort:                  {DpuSort, false},
+	plan.OpBroadcastHashJoin:     {DpuHashJoin, false},
+	plan.OpShuffledHashJoin:      {DpuHashJoin, false},
+	plan.OpSortMergeJoin:         {DpuHashJoin, false},
+	plan.OpExchange:              {DpuExchange, false},
+	plan.OpBroadcastExchange:     {DpuBroadcastExchange, false},
+	plan.OpReusedExchange:        {DpuReusedExchange, false},
+	plan.OpUnion:                 {DpuUnion, false},
+	plan.OpTakeOrderedAndProject: {DpuTopN, false},
+	plan.OpCollectLimit:          {DpuLimit, false},
+	plan.OpGlobalLimit:           {DpuLimit, false},
+	plan.OpLocalLimit:            {DpuLimit, false},
+}
+
+// plumbing are Spark's own wrappers and transitions: they neither run on
+// the device nor fall back, and they are not counted as operators.
+var plumbing = map[plan.Op]bool{
+	plan.OpColumnarToRow: true, plan.OpRowToColumnar: true, plan.OpInputAdapter: true,
+	plan.OpWholeStageCodegen: true, plan.OpAdaptiveSparkPlan: true, plan.OpSubquery: true,
+	plan.OpReusedSubquery: true, plan.OpSubqueryBroadcast: true,
+}
+
+// IsPlumbing reports Spark's wrapper operators (ColumnarToRow,
+// InputAdapter, AdaptiveSparkPlan, Subquery…), which the rules never
+// count as offloaded or fallen back.
+func IsPlumbing(op plan.Op) bool { return plumbing[op] }

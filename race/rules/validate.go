@@ -1,0 +1,275 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/pipeline"
+	"github.com/hados-io/hados/operators/types"
+	"github.com/hados-io/hados/race/convert"
+	"github.com/hados-io/hados/race/plan"
+)
+
+// validate gives every operator and expression of the plan (main tree and
+// subqueries) a Support verdict, asking the device what it supports:
+// expressions through the pipeline compiler, operators through the
+// capability table, types through the device's value types.
+func validate(r *Result) error {
+	v := &validator{opts: &r.Options, byID: map[int]*Node{}}
+	r.Root = v.tree(r.Plan.Root)
+	r.base = r.Root
+	r.Subqueries = make([]*Node, len(r.Plan.Subqueries))
+	r.subBase = make([]*Node, len(r.Plan.Subqueries))
+	for i, s := range r.Plan.Subqueries {
+		r.Subqueries[i] = v.tree(s.Root)
+		r.subBase[i] = r.Subqueries[i]
+	}
+	v.resolveReused(r)
+	return nil
+}
+
+type validator struct {
+	opts *Options
+	byID map[int]*Node
+}
+
+func (v *validator) tree(p *plan.Node) *Node {
+	if p == nil {
+		return nil
+	}
+	n := &Node{Spark: p}
+	for _, c := range p.Children {
+		n.base = append(n.base, v.tree(c))
+	}
+	n.Children = append([]*Node(nil), n.base...)
+	c := &nodeCheck{opts: v.opts, n: p, first: Supported}
+	c.check()
+	n.Support, n.Exprs = c.first, c.exprs
+	if n.Support.OK {
+		n.Device = c.payload
+	}
+	n.Verdict = n.Support
+	if _, dup := v.byID[p.ID]; !dup {
+		v.byID[p.ID] = n
+	}
+	return n
+}
+
+// resolveReused gives a ReusedExchange the verdict of the exchange it
+// reuses: it is that exchange's output, read again.
+func (v *validator) resolveReused(r *Result) {
+	fix := func(n *Node) {
+		if n.Spark == nil || n.Spark.Op != plan.OpReusedExchange || !n.Support.OK || n.Spark.Reused == nil {
+			return
+		}
+		target := v.byID[n.Spark.Reused.ReusesID]
+		switch {
+		case target == nil:
+			n.Support = Unsupported(ReasonOperator, fmt.Sprintf("ReusedExchange (%d) reuses an exchange Spark printed as unknown", n.Spark.ID))
+		case !target.Support.OK:
+			n.Support = Unsupported(target.Support.Reason, fmt.Sprintf("reuses (%d): %s", target.Spark.ID, target.Support.Detail))
+		}
+		n.Verdict = n.Support
+	}
+	r.Root.walk(fix)
+	for _, s := range r.Subqueries {
+		s.walk(fix)
+	}
+}
+
+// nodeCheck collects the verdicts of one operator: the first failure
+// decides the operator's Support, every top-level expression gets its own.
+type nodeCheck struct {
+	opts    *Options
+	n       *plan.Node
+	first   Support
+	exprs   []ExprSupport
+	payload *Payload
+}
+
+func (c *nodeCheck) fail(s Support) {
+	if c.first.OK {
+		c.first = s
+	}
+}
+
+func (c *nodeCheck) child(i int) convert.Schema {
+	if i < len(c.n.Children) {
+		return c.n.Children[i].Output
+	}
+	return nil
+}
+
+func (c *nodeCheck) check() {
+	p := c.n
+	if plumbing[p.Op] {
+		return
+	}
+	if !c.opts.Enabled {
+		c.fail(Unsupported(ReasonConfig, "spark.hados.enabled is false"))
+		return
+	}
+	if _, ok := capabilities[p.Op]; !ok {
+		c.fail(Unsupported(ReasonOperator, p.OpName+" is not supported on the device").about(p.OpName))
+		return
+	}
+	switch {
+	case p.Scan != nil:
+		c.scan()
+		return
+	case p.Filter != nil:
+		b := c.builder(c.child(0))
+		c.payload = &Payload{Input: c.child(0), Filter: c.expr(p.Filter.Condition, c.child(0), b, true)}
+	case p.Project != nil:
+		b := c.builder(c.child(0))
+		c.payload = &Payload{Input: c.child(0)}
+		for _, e := range p.Project.List {
+			c.payload.Project = append(c.payload.Project, c.expr(e, c.child(0), b, false))
+			c.payload.Names = append(c.payload.Names, e.Name)
+		}
+	case p.Agg != nil:
+		c.aggregate()
+	case p.Join != nil:
+		c.join()
+	case p.Exchange != nil:
+		if p.Exchange.Kind == plan.PartUnknown {
+			c.fail(Unsupported(ReasonOperator, "exchange partitioning "+clip(p.Arguments)))
+		}
+		c.exprList(p.Exchange.Exprs, c.child(0))
+	case p.Sort != nil:
+		c.exprList(p.Sort.Orders, c.child(0))
+	case p.TakeOrdered != nil:
+		c.exprList(p.TakeOrdered.Orders, c.child(0))
+		c.exprList(p.TakeOrdered.Projection, c.child(0))
+	}
+	c.outputTypes(p.Output)
+}
+
+// exprList checks expressions over one input, one pipeline.
+func (c *nodeCheck) exprList(es []*plan.Expr, in convert.Schema) {
+	b := c.builder(in)
+	for _, e := range es {
+		c.expr(e, in, b, false)
+	}
+}
+
+func (c *nodeCheck) builder(in convert.Schema) *pipeline.Builder {
+	ts := make([]types.DataType, len(in))
+	for i, a := range in {
+		ts[i] = a.Type
+	}
+	return pipeline.NewBuilder(ts)
+}
+
+// expr checks one expression: configuration, ANSI mode, conversion to the
+// IR, then compilation for the device. It returns the converted
+// expression, or nil when it is not supported.
+func (c *nodeCheck) expr(e *plan.Expr, in convert.Schema, b *pipeline.Builder, filter bool) *expr.Expr {
+	x, s := checkExpr(c.opts, e, in, b, filter)
+	c.exprs = append(c.exprs, ExprSupport{Expr: clip(e.String()), Support: s})
+	if !s.OK {
+		c.fail(s)
+		return nil
+	}
+	return x
+}
+
+func checkExpr(o *Options, e *plan.Expr, in convert.Schema, b *pipeline.Builder, filter bool) (*expr.Expr, Support) {
+	var verdict = Supported
+	_ = e.Walk(func(x *plan.Expr) error {
+		if x.Kind != plan.ExprCall || !verdict.OK {
+			return nil
+		}
+		switch {
+		case o.DisabledExpressions[x.Name]:
+			verdict = Unsupported(ReasonConfig, fmt.Sprintf("spark.hados.expression.%s.enabled is false", x.Name)).about(x.Name)
+		case o.ANSI && ansiSensitive[x.Name]:
+			verdict = Unsupported(ReasonANSI, fmt.Sprintf("%s under spark.sql.ansi.enabled", x.Name)).about(x.Name)
+		}
+		return nil
+	})
+	if !verdict.OK {
+		return nil, verdict
+	}
+	x, err := convert.Expr(e, in)
+	if err != nil {
+		return nil, supportOf(err)
+	}
+	if err := compile(b, x, filter); err != nil {
+		return nil, supportOf(err)
+	}
+	return x, Supported
+}
+
+// compile asks the device's pipeline compiler; a panic in it (a bug, or a
+// tree it did not expect) is reported as an unsupported expression rather
+// than taking the planner down.
+func compile(b *pipeline.Builder, x *expr.Expr, filter bool) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &pipeline.Unsupported{Code: pipeline.ReasonExpression, Msg: fmt.Sprintf("%s: the pipeline compiler failed: %v", clip(x.String()), p)}
+		}
+	}()
+	if filter {
+		return b.Filter(x)
+	}
+	_, err = b.Expr(x)
+	return err
+}
+
+// ansiSensitive are the calls whose ANSI behaviour (errors on overflow,
+// invalid casts, division by zero) the device does not reproduce.
+var ansiSensitive = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "div": true, "pmod": true, "abs": true,
+	"cast": true, "CheckOverflow": true, "MakeDecimal": true, "sum": true, "avg": true,
+}
+
+func (c *nodeCheck) scan() {
+	s := c.n.Scan
+	if s.Format != "parquet" {
+		c.fail(Unsupported(ReasonOperator, "Scan "+s.Format+" (only parquet)"))
+		return
+	}
+	c.payload = nil
+	c.outputTypes(s.ReadSchema)
+}
+
+// outputTypes checks that the device holds every column of attrs.
+func (c *nodeCheck) outputTypes(attrs []plan.Attr) {
+	for _, a := range attrs {
+		if !a.Type.IsKnown() {
+			c.fail(Unsupported(ReasonDataType, fmt.Sprintf("the type of %s could not be inferred", a)).about("unknown"))
+			return
+		}
+		if _, err := pipeline.VTypeOf(a.Type); err != nil {
+			c.fail(Unsupported(ReasonDataType, fmt.Sprintf("%s: %s", a, err)).about(a.Type.String()))
+			return
+		}
+	}
+}
+
+func (c *nodeCheck) join() {
+	j := c.n.Join
+	switch j.Type {
+	case plan.JoinInner, plan.JoinLeftOuter, plan.JoinRightOuter, plan.JoinFullOuter,
+		plan.JoinLeftSemi, plan.JoinLeftAnti, plan.JoinExistence:
+	default:
+		c.fail(Unsupported(ReasonOperator, fmt.Sprintf("%s join", j.Type)))
+	}
+	if j.NullAwareAnti {
+		c.fail(Unsupported(ReasonOperator, "null-aware anti join (NOT IN)"))
+	}
+	c.exprList(j.LeftKeys, c.child(0))
+	c.exprList(j.RightKeys, c.child(1))
+	if j.Condition != nil {
+		both := append(append(convert.Schema(nil), c.child(0)...), c.child(1)...)
+		c.expr(j.Condition, both, c.builder(both), false)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 160 {
+		return s[:157] + "..."
+	}
+	return s
+}
