@@ -4,7 +4,9 @@ BIN       := bin/hados
 BUILD     := build
 GOFLAGS   ?=
 # the fuzz targets `make fuzz` runs, package:Target
-FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig
+FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImportSpark ./race/plan:FuzzDecodeJSON \
+             ./race/qualify:FuzzReadEventLog ./operators/expr:FuzzEval ./operators/write:FuzzEscapePathName \
+             ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress
 FUZZTIME  ?= 10s
 
 .PHONY: all build test test-race bench lint demo cshared fuzz deps prometheus clean

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package write
+
+func umask(int) int { return 0 }
