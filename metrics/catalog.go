@@ -157,6 +157,11 @@ var (
 		"Device programs the DMA engine submitted whose completions have not arrived yet.", labelDevice)
 	dmaHangs = newFamily("hados_dma_hangs_total", counter,
 		"Times the DMA engine's watchdog declared the device hung (a program did not complete within the watchdog time).", labelDevice)
+
+	// RACE: the planner's offload decisions.
+	raceOperators = newFamily("hados_race_operators_total", counter,
+		"Operators the planner offloaded to the device (decision=offloaded) or kept on the host (decision=fallback, with the reason code).",
+		"decision", "operator", "reason")
 )
 
 // catalog lists every family exactly once, in documentation order.
@@ -172,4 +177,6 @@ var catalog = []*family{
 
 	dmaInfo, dmaBytes, dmaLinkBytes, dmaElidedBytes, dmaTransfers, dmaPrograms,
 	dmaRetries, dmaErrors, dmaDuration, dmaInFlight, dmaHangs,
+
+	raceOperators,
 }

@@ -80,4 +80,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		collectAccounts(e, addr, d.Accounts)
 		collectDMA(e, addr, &d.DMA)
 	}
+	for _, r := range s.Race {
+		e.count(raceOperators, r.Count, r.Decision, r.Operator, r.Reason)
+	}
 }

@@ -243,8 +243,8 @@ func TestHelpTexts(t *testing.T) {
 		}
 		seen[f.name] = true
 		layer, _, _ := strings.Cut(strings.TrimPrefix(f.name, "hados_"), "_")
-		if !strings.HasPrefix(f.name, "hados_") || (layer != "device" && layer != "memory" && layer != "dma") {
-			t.Errorf("%s is not named hados_<device|memory|dma>_…", f.name)
+		if !strings.HasPrefix(f.name, "hados_") || (layer != "device" && layer != "memory" && layer != "dma" && layer != "race") {
+			t.Errorf("%s is not named hados_<device|memory|dma|race>_…", f.name)
 		}
 		if (f.kind == counter) != strings.HasSuffix(f.name, "_total") {
 			t.Errorf("%s is a %s: _total belongs on counters and only there", f.name, f.kind)
@@ -252,7 +252,7 @@ func TestHelpTexts(t *testing.T) {
 		if !strings.HasSuffix(f.help, ".") || len(f.help) < 20 {
 			t.Errorf("%s: help %q is not a sentence", f.name, f.help)
 		}
-		if len(f.labels) == 0 || f.labels[0] != labelDevice {
+		if layer != "race" && (len(f.labels) == 0 || f.labels[0] != labelDevice) {
 			t.Errorf("%s: first label is not %q", f.name, labelDevice)
 		}
 	}

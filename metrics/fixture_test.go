@@ -28,6 +28,10 @@ func fixtureSnapshot() Snapshot {
 		InUseBytes: 6 << 20, LiveBuffers: 12, Allocs: 40, Frees: 28, Limit: 64 << 20, Peak: 9 << 20}
 	return Snapshot{
 		Host: &host,
+		Race: []RaceDecision{
+			{Decision: "fallback", Operator: "Window", Reason: "unsupported-operator", Count: 3},
+			{Decision: "offloaded", Operator: "Filter", Count: 12},
+		},
 		Devices: []DeviceSnapshot{
 			{
 				Info: device.Info{Address: "0", Name: "soft DPU", Driver: "soft", Version: "1.0.0",

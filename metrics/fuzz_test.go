@@ -23,7 +23,8 @@ func FuzzCollect(f *testing.F) {
 			d.DMA.Codec = codec
 			return d
 		}
-		snap := Snapshot{Devices: []DeviceSnapshot{dev(addr0), dev(addr1)}, Host: &memory.PoolStats{Limit: 1}}
+		snap := Snapshot{Devices: []DeviceSnapshot{dev(addr0), dev(addr1)}, Host: &memory.PoolStats{Limit: 1},
+			Race: []RaceDecision{{Decision: "fallback", Operator: acc0, Reason: acc1, Count: 1}}}
 		reg := prometheus.NewPedanticRegistry()
 		if err := Register(reg, fixed(snap)); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,17 @@ import (
 type Snapshot struct {
 	Devices []DeviceSnapshot
 	Host    *memory.PoolStats // the pinned host staging pool, if any
+	Race    []RaceDecision    // offload decisions of the planner, counted per operator
+}
+
+// RaceDecision counts operators the planner offloaded ("offloaded") or
+// kept on the host ("fallback", with the reason code). The process that
+// runs the planner fills it (race/rules.Stats).
+type RaceDecision struct {
+	Decision string
+	Operator string
+	Reason   string
+	Count    uint64
 }
 
 // DeviceSnapshot is one device's counters.
