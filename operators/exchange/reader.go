@@ -1,0 +1,191 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ShuffleReader is the reduce side of an exchange: it reads one reduce
+// partition from a list of map outputs and returns its records in map
+// order, and within a map output in the order they were written. It holds
+// one block's records at a time.
+//
+// Memory: every record Next returns is allocated from the reader's
+// allocator and owned by the caller, who releases it. Close releases what
+// the reader still holds and closes files; it is idempotent. Not safe for
+// concurrent use.
+type ShuffleReader struct {
+	outputs   []MapOutput
+	partition int
+	mem       memory.Allocator
+	schemaMsg []byte
+
+	next    int // next map output to open
+	file    *os.File
+	path    string
+	pos     int64 // next block offset in file
+	end     int64 // end of the partition's segment
+	pending []arrow.RecordBatch
+	scratch []byte
+	stored  []byte
+	stats   Stats
+	closed  bool
+}
+
+// NewShuffleReader reads reduce partition p of outputs, whose records have
+// the given schema (the exchange's output schema, which the consuming stage
+// knows; a block with another schema is an error). mem (nil means
+// memory.DefaultAllocator) allocates the records. Files are opened lazily.
+func NewShuffleReader(outputs []MapOutput, p int, schema *arrow.Schema, mem memory.Allocator) (*ShuffleReader, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	msg, err := schemaMessage(schema)
+	if err != nil {
+		return nil, err
+	}
+	return &ShuffleReader{outputs: outputs, partition: p, mem: mem, schemaMsg: msg}, nil
+}
+
+// Next returns the next record, or nil and a nil error at the end. A
+// damaged file gives a *CorruptError (errors.Is(err, ErrCorrupt)) naming
+// the file, the partition and the offset.
+func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
+	if r.closed {
+		return nil, errors.New("exchange: read from a closed shuffle reader")
+	}
+	t0 := time.Now()
+	defer func() { r.stats.Duration += time.Since(t0) }()
+	for len(r.pending) == 0 {
+		if r.file != nil && r.pos < r.end {
+			if err := r.readBlock(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := r.closeFile(); err != nil {
+			return nil, err
+		}
+		if r.next >= len(r.outputs) {
+			return nil, nil
+		}
+		if err := r.open(r.outputs[r.next]); err != nil {
+			return nil, err
+		}
+		r.next++
+	}
+	rec := r.pending[0]
+	r.pending[0] = nil
+	r.pending = r.pending[1:]
+	r.stats.Records++
+	r.stats.Rows += rec.NumRows()
+	return rec, nil
+}
+
+// open validates a map output's index and positions on partition p.
+func (r *ShuffleReader) open(out MapOutput) error {
+	f, err := os.Open(out.DataPath)
+	if err != nil {
+		return fmt.Errorf("exchange: open shuffle data: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("exchange: stat shuffle data: %w", err)
+	}
+	offsets, err := readIndex(out.IndexPath, st.Size())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r.stats.FileBytes += int64(8 * len(offsets))
+	if n := len(offsets) - 1; r.partition < 0 || r.partition >= n {
+		f.Close()
+		return fmt.Errorf("exchange: partition %d out of range: %s has %d partitions", r.partition, out.IndexPath, n)
+	}
+	r.file, r.path = f, out.DataPath
+	r.pos, r.end = offsets[r.partition], offsets[r.partition+1]
+	return nil
+}
+
+func (r *ShuffleReader) closeFile() error {
+	if r.file == nil {
+		return nil
+	}
+	err := r.file.Close()
+	r.file = nil
+	if err != nil {
+		return fmt.Errorf("exchange: close %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// readBlock reads and decodes the block at r.pos into r.pending.
+func (r *ShuffleReader) readBlock() error {
+	at := r.pos
+	bad := func(reason string, err error) error {
+		return &CorruptError{File: r.path, Partition: r.partition, Offset: at, Reason: reason, Err: err}
+	}
+	if r.end-at < blockHeaderSize {
+		return bad(fmt.Sprintf("%d bytes left in the partition, too few for a block header", r.end-at), nil)
+	}
+	var hdr [blockHeaderSize]byte
+	if _, err := r.file.ReadAt(hdr[:], at); err != nil {
+		return bad("reading block header", err)
+	}
+	h, err := parseBlockHeader(hdr[:])
+	if err != nil {
+		return bad("bad block header", err)
+	}
+	if int(h.partition) != r.partition {
+		return bad(fmt.Sprintf("block belongs to partition %d", h.partition), nil)
+	}
+	if int64(h.storedLen) > r.end-at-blockHeaderSize {
+		return bad(fmt.Sprintf("block payload of %d bytes runs past the partition end (%d bytes left)", h.storedLen, r.end-at-blockHeaderSize), nil)
+	}
+	r.stored = grow(r.stored, int(h.storedLen))
+	if _, err := r.file.ReadAt(r.stored, at+blockHeaderSize); err != nil {
+		if errors.Is(err, io.EOF) {
+			return bad("truncated block payload", err)
+		}
+		return bad("reading block payload", err)
+	}
+	raw, err := openBlock(hdr[:], h, r.stored, r.scratch)
+	if err != nil {
+		return bad("bad block payload", err)
+	}
+	r.scratch = raw
+	recs, err := decodeIPC(raw, r.schemaMsg, r.mem)
+	if err != nil {
+		return bad("bad block contents", err)
+	}
+	r.pending = append(r.pending, recs...)
+	r.pos = at + blockHeaderSize + int64(h.storedLen)
+	r.stats.Blocks++
+	r.stats.IPCBytes += int64(h.rawLen)
+	r.stats.CompressedBytes += int64(h.storedLen)
+	r.stats.FileBytes += blockHeaderSize + int64(h.storedLen)
+	return nil
+}
+
+// Stats returns what the reader has read so far.
+func (r *ShuffleReader) Stats() Stats { return r.stats }
+
+// Close releases records not yet returned and closes the open file.
+func (r *ShuffleReader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	for _, rec := range r.pending {
+		rec.Release()
+	}
+	r.pending = nil
+	return r.closeFile()
+}
