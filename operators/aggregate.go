@@ -63,9 +63,17 @@ type HashAggregate struct {
 	out   *arrow.Schema
 
 	tmpl   *device.Pipeline
+	emits  []emitCol // the columns the device emits, in its order
 	states []device.Addr
 	done   bool
 	stats  Stats
+}
+
+// emitCol is one column AGG_EMIT writes; hidden ones (the isEmpty flag of
+// an avg's decimal sum, which Spark's avg buffer lacks) are dropped.
+type emitCol struct {
+	dt     types.DataType
+	hidden bool
 }
 
 // NewHashAggregate builds the operator; names name the output columns
@@ -154,6 +162,10 @@ func (h *HashAggregate) Compile() error {
 		vt, err := pipeline.VTypeOf(e.Type)
 		return r, vt, err
 	}
+	h.emits = nil
+	for _, k := range h.keys {
+		h.emits = append(h.emits, emitCol{dt: k.Type})
+	}
 	for _, c := range h.calls {
 		bt, err := c.BufferTypes()
 		if err != nil {
@@ -185,8 +197,17 @@ func (h *HashAggregate) Compile() error {
 			if g.OutVType, err = pipeline.VTypeOf(out); err != nil {
 				return err
 			}
-			if fn == "sum" && c.Func == "sum" && out.Kind == types.Decimal {
-				g.Flags |= device.AggDecimal
+			h.emits = append(h.emits, emitCol{dt: out})
+			if fn == "sum" && out.Kind == types.Decimal {
+				g.Flags |= device.AggDecimal // the device adds an isEmpty column
+				if c.Func == "sum" {
+					h.emits = append(h.emits, emitCol{dt: bt[1]})
+				} else {
+					h.emits = append(h.emits, emitCol{dt: types.DataType{Kind: types.Boolean}, hidden: true})
+				}
+			}
+			if fn == "first" {
+				h.emits = append(h.emits, emitCol{dt: bt[1]})
 			}
 			if c.IgnoreNulls {
 				g.Flags |= device.AggIgnoreNulls
@@ -322,18 +343,18 @@ func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
 }
 
 func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strBytes int) (arrow.Record, uint64, error) {
-	cols := make([]*outColumn, h.out.NumFields())
+	cols := make([]*outColumn, len(h.emits))
 	descs := make([]device.Column, len(cols))
-	for i, f := range h.out.Fields() {
-		dt, err := types.FromArrow(f.Type)
+	for i, ec := range h.emits {
+		at, err := types.ToArrow(ec.dt)
 		if err != nil {
 			return nil, 0, err
 		}
-		vt, err := pipeline.VTypeOf(dt)
+		vt, err := pipeline.VTypeOf(ec.dt)
 		if err != nil {
 			return nil, 0, err
 		}
-		if cols[i], err = o.newColumn(f.Type, vt, groups, strBytes); err != nil {
+		if cols[i], err = o.newColumn(at, vt, groups, strBytes); err != nil {
 			return nil, 0, err
 		}
 		descs[i] = cols[i].desc()
@@ -348,16 +369,19 @@ func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strByt
 		return nil, res[0], err
 	}
 	n := int(res[0])
-	arrays := make([]arrow.Array, len(cols))
+	var arrays []arrow.Array
 	for i, c := range cols {
+		if h.emits[i].hidden {
+			continue
+		}
 		a, err := o.array(ctx, c, n)
 		if err != nil {
-			for _, x := range arrays[:i] {
+			for _, x := range arrays {
 				x.Release()
 			}
 			return nil, 0, err
 		}
-		arrays[i] = a
+		arrays = append(arrays, a)
 	}
 	rec := array.NewRecord(h.out, arrays, int64(n))
 	for _, a := range arrays {

@@ -17,10 +17,12 @@ type RecordSource struct {
 
 // NewRecordSource returns a source of recs (all of the given schema).
 func NewRecordSource(schema *arrow.Schema, recs ...arrow.Record) *RecordSource {
-	for _, r := range recs {
+	own := make([]arrow.Record, len(recs))
+	for i, r := range recs {
 		r.Retain()
+		own[i] = r
 	}
-	return &RecordSource{schema: schema, recs: recs}
+	return &RecordSource{schema: schema, recs: own}
 }
 
 func (s *RecordSource) Schema() *arrow.Schema      { return s.schema }
