@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/internal/probe"
 )
 
 // piece is a chunk of a segment, at most ChunkSize bytes.
@@ -72,6 +73,11 @@ func (e *Engine) Submit(ctx context.Context, dir Direction, segs ...Segment) (*F
 		return nil, err
 	}
 	f := e.newFuture(dir)
+	var total uint64
+	for _, p := range pieces {
+		total += p.n
+	}
+	probe.TransferSubmitted(e.num, uint64(dir), total, 0, 0)
 	var batch []piece
 	var batchBytes uint64
 	flush := func() error {

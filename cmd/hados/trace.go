@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hados-io/hados/hados/trace"
+	"github.com/hados-io/hados/race/plan"
 )
 
 func traceCmd(a *app) *cobra.Command {
@@ -32,6 +33,7 @@ including on Ctrl-C.`,
 			if pid <= 0 {
 				return fmt.Errorf("--pid is required")
 			}
+			trace.FallbackOperator = func(code uint64) string { return plan.Op(code).String() }
 			tr, err := trace.Attach(pid, exe)
 			if err != nil {
 				return err

@@ -122,6 +122,9 @@ func (q *cqueue) Submit(p device.Program) error {
 		}
 	}
 	prog := C.hados_program{ops: ops, n_ops: C.uint32_t(n), user_tag: C.uint64_t(tag), results: f.results}
+	if n > 0 {
+		probe.ProgramSubmitted(q.dev.num, uint64(p.Ops[0].Code), uint64(n), 0, 0)
+	}
 	var eb errBuf
 	if st := C.hdc_submit(q.dev.drv.vt, q.q, &prog, eb.ptr(), errLen); st != 0 {
 		q.fmu.Lock()

@@ -101,7 +101,7 @@ func Attach(pid int, exe string) (_ *Tracer, err error) {
 		names = append(names, s)
 	}
 	gooffs, _ := goOffsets(exe, names) // for stripped binaries; absent symbols stay absent
-	for kind := probe.KindProgram; kind <= probe.KindSpill; kind++ {
+	for kind := probe.KindProgram; kind <= probe.KindLast; kind++ {
 		sym := probe.Symbols[kind]
 		prog, err := program(kind, t.rb)
 		if err != nil {

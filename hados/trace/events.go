@@ -86,8 +86,12 @@ func Decode(e Event) Record {
 		r.Kind, r.Bytes = "alloc_failure", a[1]
 		r.What = map[uint64]string{1: "quota", 2: "device"}[a[2]]
 	case probe.KindFallback:
-		r.Kind, r.What = "fallback", fmt.Sprintf("op %d reason %d", a[0], a[1])
+		r.Kind, r.What = "fallback", fmt.Sprintf("%s: %s", FallbackOperator(a[0]), FallbackReason(a[1]))
 		r.Device = 0
+	case probe.KindProgramSubmit:
+		r.Kind, r.What, r.Ops = "submit", device.Opcode(a[1]).String(), a[2]
+	case probe.KindDMASubmit:
+		r.Kind, r.What, r.Bytes = "dma_submit", dirName(a[1]), a[2]
 	case probe.KindSpill:
 		r.Kind, r.Bytes = "spill", a[1]
 		r.What = map[uint64]string{1: "host", 2: "disk"}[a[2]]

@@ -14,21 +14,38 @@ package probe
 
 // Event kinds, as hados trace reports them.
 const (
-	KindProgram  = 1
-	KindDMA      = 2
-	KindAllocErr = 3
-	KindFallback = 4
-	KindSpill    = 5
+	KindProgram       = 1
+	KindDMA           = 2
+	KindAllocErr      = 3
+	KindFallback      = 4
+	KindSpill         = 5
+	KindProgramSubmit = 6
+	KindDMASubmit     = 7
+	KindLast          = KindDMASubmit
 )
 
 // Symbols are the probe functions' linker symbols, by kind.
 var Symbols = map[int]string{
-	KindProgram:  "github.com/hados-io/hados/internal/probe.ProgramDone",
-	KindDMA:      "github.com/hados-io/hados/internal/probe.TransferDone",
-	KindAllocErr: "github.com/hados-io/hados/internal/probe.AllocFailed",
-	KindFallback: "github.com/hados-io/hados/internal/probe.Fallback",
-	KindSpill:    "github.com/hados-io/hados/internal/probe.Spill",
+	KindProgram:       "github.com/hados-io/hados/internal/probe.ProgramDone",
+	KindDMA:           "github.com/hados-io/hados/internal/probe.TransferDone",
+	KindAllocErr:      "github.com/hados-io/hados/internal/probe.AllocFailed",
+	KindFallback:      "github.com/hados-io/hados/internal/probe.Fallback",
+	KindSpill:         "github.com/hados-io/hados/internal/probe.Spill",
+	KindProgramSubmit: "github.com/hados-io/hados/internal/probe.ProgramSubmitted",
+	KindDMASubmit:     "github.com/hados-io/hados/internal/probe.TransferSubmitted",
 }
+
+// ProgramSubmitted: a device program was submitted: device number, opcode
+// of its first op, number of ops.
+//
+//go:noinline
+func ProgramSubmitted(dev, opcode, ops, _, _ uint64) {}
+
+// TransferSubmitted: a DMA transfer was submitted: device number,
+// direction (as TransferDone), logical bytes.
+//
+//go:noinline
+func TransferSubmitted(dev, dir, bytes, _, _ uint64) {}
 
 // ProgramDone: a device program completed: device number, opcode of its
 // first op, number of ops, status (0 ok), execution time in ns.
@@ -59,3 +76,19 @@ func Fallback(op, reason, _, _, _ uint64) {}
 //
 //go:noinline
 func Spill(dev, bytes, tier, _, _ uint64) {}
+
+// Reasons are the planner's fallback reason codes in the order the
+// Fallback probe numbers them; the list only grows at the end.
+var Reasons = []string{"", "unsupported-operator", "unsupported-expression", "unsupported-aggregate",
+	"unsupported-data-type", "unsupported-argument-shape", "pipeline-limit", "unsupported-subquery",
+	"unresolved-attribute", "disabled-by-configuration", "ansi-mode", "query-falls-back", "not-cost-effective"}
+
+// ReasonCode numbers a reason for Fallback (0: not in the list).
+func ReasonCode(reason string) uint64 {
+	for i, r := range Reasons {
+		if r == reason {
+			return uint64(i)
+		}
+	}
+	return 0
+}

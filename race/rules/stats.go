@@ -3,6 +3,8 @@ package rules
 import (
 	"sort"
 	"sync"
+
+	"github.com/hados-io/hados/internal/probe"
 )
 
 // Decision is one label set of hados_race_operators_total: whether a
@@ -41,6 +43,7 @@ func (s *Stats) Record(r *Result) {
 		d := Decision{Decision: "offloaded", Operator: n.Spark.Op.String()}
 		if !n.Kind.OnDevice() {
 			d.Decision, d.Reason = "fallback", n.Verdict.Reason
+			probe.Fallback(uint64(n.Spark.Op), probe.ReasonCode(string(d.Reason)), 0, 0, 0)
 		}
 		s.counts[d]++
 	})
