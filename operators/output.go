@@ -74,6 +74,14 @@ func (o *outputs) alloc(n int) (b *outBuf, err error) {
 // arrow hands the first n bytes over as an Arrow buffer (the caller owns it).
 func (o *outputs) arrow(ctx context.Context, b *outBuf, n int) (*memory.Buffer, error) {
 	b.taken = true
+	if n == 0 { // nothing to hand over: an empty slice cannot carry the allocation back to Free
+		if b.view != nil {
+			o.dev.Free(b.view)
+		} else {
+			b.dbuf.Free()
+		}
+		return memory.NewBufferBytes([]byte{}), nil
+	}
 	if b.view != nil {
 		return memory.NewBufferWithAllocator(b.view[:n:n], o.dev), nil
 	}
