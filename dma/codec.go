@@ -93,6 +93,9 @@ func (e *Engine) submitCompressed(ctx context.Context, f *Future, dir Direction,
 	}
 	d.post = func(cp *device.Completion) error {
 		c := cp.Results[0]
+		if c > bound {
+			return fmt.Errorf("%w: dma: device compressed %d bytes into %d, more than the %d-byte bound", device.ErrIO, p.n, c, bound)
+		}
 		d.link = c
 		n, err := hostDecompress(codec, comp[:c], p.host)
 		if err != nil || uint64(n) != p.n {

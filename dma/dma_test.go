@@ -348,3 +348,25 @@ func TestConcurrentTransfers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestWatchdogSlowProgram: a program that is only slow (already running)
+// when the watchdog fires must not have its scratch reused or be reported
+// finished to a caller who then frees what it writes — Close waits for it.
+func TestWatchdogSlowProgram(t *testing.T) {
+	r := newRig(t, "soft:memory=8MiB", dma.Options{Watchdog: 50 * time.Millisecond, PollInterval: 5 * time.Millisecond})
+	b := r.buf(t, 64)
+	host := make([]byte, 8)
+	_, err := r.eng.Exec(context.Background(), device.Program{Ops: []device.Op{
+		{Code: device.OpFill, Dst: b.Addr, Len: 8, Args: [4]uint64{0x42}},
+		{Code: device.OpSleep, Args: [4]uint64{uint64(200 * time.Millisecond)}},
+		{Code: device.OpCopyD2H, Src: b.Addr, Host: host, Len: 8}}})
+	if !errors.Is(err, device.ErrHang) || !strings.Contains(err.Error(), "a device program") {
+		t.Fatalf("slow program: %v", err)
+	}
+	if err := r.eng.Close(); err != nil { // waits for the device to let go
+		t.Fatal(err)
+	}
+	if host[0] != 0x42 { // the program finished before Close returned
+		t.Fatalf("host[0] = %#x after Close", host[0])
+	}
+}

@@ -58,14 +58,19 @@ type Engine struct {
 	queues []*hwQueue
 	rr     atomic.Uint64
 
-	closing  atomic.Bool
-	gate     sync.RWMutex // held shared while a program is registered, exclusively to start closing
-	closeMu  sync.Mutex
-	closed   bool
-	failure  atomic.Pointer[error] // set when the device hung or a queue broke
-	wg       sync.WaitGroup
-	inflight atomic.Int64
-	stats    engineStats
+	closing atomic.Bool
+	gate    sync.RWMutex // held shared while a program is registered, exclusively to start closing
+	closeMu sync.Mutex
+	closed  bool
+	failure atomic.Pointer[error] // set when the device hung or a queue broke
+	wg      sync.WaitGroup
+	// quarantine holds the scratch memory of programs failed without a
+	// completion (watchdog, broken queue): the device may still write it,
+	// so it is freed only after Close has destroyed the queues.
+	quarantineMu sync.Mutex
+	quarantine   []*desc
+	inflight     atomic.Int64
+	stats        engineStats
 }
 
 type hwQueue struct {
@@ -187,7 +192,10 @@ func (q *hwQueue) poll() {
 	for {
 		n, err := q.q.Poll(buf, q.e.opts.PollInterval)
 		if err != nil {
+			// under the gate: no submit may slip a program in after failAll
+			q.e.gate.Lock()
 			q.e.fail(fmt.Errorf("dma: device %s: poll: %w", q.e.info.Address, err))
+			q.e.gate.Unlock()
 			q.failAll()
 			return
 		}
@@ -263,8 +271,12 @@ func (q *hwQueue) watchdog() {
 		return
 	}
 	q.e.stats.hangs.Add(1)
+	what := late.f.dir.String()
+	if late.f.exec {
+		what = "device"
+	}
 	q.e.fail(fmt.Errorf("dma: device %s: a %s program did not complete within %v: %w", q.e.info.Address,
-		late.f.dir, q.e.opts.Watchdog, device.ErrHang))
+		what, q.e.opts.Watchdog, device.ErrHang))
 	for _, other := range q.e.queues {
 		other.failAll()
 	}
@@ -290,6 +302,12 @@ func (q *hwQueue) failAll() {
 		case <-q.slots:
 		default:
 		}
+		if d.scratch != nil {
+			q.e.quarantineMu.Lock()
+			q.e.quarantine = append(q.e.quarantine, &desc{scratch: d.scratch})
+			q.e.quarantineMu.Unlock()
+			d.scratch = nil
+		}
 		d.f.done1(d, err)
 	}
 }
@@ -314,5 +332,11 @@ func (e *Engine) Close() error {
 		}
 		q.failAll() // programs the device dropped on close
 	}
+	e.quarantineMu.Lock()
+	for _, d := range e.quarantine { // the queues are gone: nothing writes these any more
+		d.freeScratch()
+	}
+	e.quarantine = nil
+	e.quarantineMu.Unlock()
 	return errors.Join(errs...)
 }

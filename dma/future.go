@@ -13,6 +13,9 @@ import (
 //
 // The host memory of a transfer stays in use by the device until Done is
 // closed, even when Wait returned early because its context was cancelled.
+// After a device hang (ErrHang) Done closes without the device's word: the
+// transfer's host and device memory may still be written until the
+// engine's Close returns.
 type Future struct {
 	e     *Engine
 	dir   Direction

@@ -32,6 +32,8 @@ func (e *Engine) validate(dir Direction, segs []Segment) ([]piece, error) {
 			return nil, fmt.Errorf("%w: dma: %s segment %d: host buffer of %d bytes, length %d", device.ErrInvalid, dir, i, len(s.Host), n)
 		case dir == D2D && s.Host != nil:
 			return nil, fmt.Errorf("%w: dma: d2d segment %d has a host buffer", device.ErrInvalid, i)
+		case dir == D2D && n == 0:
+			return nil, fmt.Errorf("%w: dma: d2d segment %d has no length", device.ErrInvalid, i)
 		case s.Dev == 0 || (dir == D2D && s.Src == 0):
 			return nil, fmt.Errorf("%w: dma: %s segment %d: null device address", device.ErrInvalid, dir, i)
 		}
@@ -164,12 +166,13 @@ func (e *Engine) Exec(ctx context.Context, prog device.Program) (device.Completi
 	}
 	f := e.newFuture(H2D)
 	f.exec = true
-	d := &desc{f: f, prog: prog, noRetry: true}
+	d := &desc{f: f, prog: device.Program{Ops: prog.Ops}, noRetry: true}
 	f.seal(e.submit(ctx, d))
 	<-f.Done() // a single short program: wait for it even on cancellation
 	f.mu.Lock()
 	c := f.completion
 	f.mu.Unlock()
+	c.Tag = prog.Tag // the caller's tag, not the engine's sequence number
 	if err := f.Err(); err != nil {
 		return c, err
 	}

@@ -63,6 +63,11 @@ func (r *Runtime) BeginTask(spec TaskSpec) (*Task, error) {
 		if quota == 0 {
 			quota = uint64(float64(mem) * spec.Amount)
 		}
+		if quota == 0 {
+			t.End()
+			return nil, fmt.Errorf("%w: task %d: device amount %v of device %s's %s is less than a byte", device.ErrInvalid,
+				spec.ID, spec.Amount, addr, memory.FormatBytes(mem))
+		}
 		if quota > mem {
 			t.End()
 			return nil, fmt.Errorf("%w: task %d: quota %s exceeds device %s's %s", device.ErrInvalid, spec.ID,

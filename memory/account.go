@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hados-io/hados/device"
 )
 
 // ErrQuotaExceeded is wrapped by every error of an allocation that would
@@ -42,6 +44,7 @@ type Account struct {
 	mu            sync.Mutex
 	children      map[*Account]struct{}
 	closed        bool
+	shut          atomic.Bool // closed, readable without mu
 }
 
 // NewAccount creates an account under parent (nil for a root).
@@ -71,6 +74,9 @@ func (a *Account) InUse() uint64 { return a.inUse.Load() }
 // *QuotaError (wrapping ErrQuotaExceeded) naming the account that refused and
 // charges nothing.
 func (a *Account) Reserve(n uint64) error {
+	if a.shut.Load() {
+		return fmt.Errorf("memory: account %s: %w", a.name, device.ErrClosed)
+	}
 	for acc := a; acc != nil; acc = acc.parent {
 		if err := acc.reserveOne(n); err != nil {
 			for undo := a; undo != acc; undo = undo.parent {
@@ -101,10 +107,18 @@ func (a *Account) reserveOne(n uint64) error {
 	}
 }
 
-// Release returns n bytes reserved earlier.
+// Release returns n bytes reserved earlier. Releasing more than the
+// account holds is a bug in the caller; the count stops at zero rather than
+// wrapping (and poisoning every later reservation).
 func (a *Account) Release(n uint64) {
 	for acc := a; acc != nil; acc = acc.parent {
-		acc.inUse.Add(^(n - 1))
+		for {
+			cur := acc.inUse.Load()
+			next := cur - min(n, cur)
+			if acc.inUse.CompareAndSwap(cur, next) {
+				break
+			}
+		}
 	}
 	a.releases.Add(1)
 }
@@ -147,6 +161,7 @@ func (a *Account) Close() error {
 		return nil
 	}
 	a.closed = true
+	a.shut.Store(true)
 	a.mu.Unlock()
 	if a.parent != nil {
 		a.parent.mu.Lock()

@@ -292,3 +292,31 @@ func TestTranslate(t *testing.T) {
 		t.Fatal("discrete pool translated host memory")
 	}
 }
+
+func TestAccountAfterCloseAndOverRelease(t *testing.T) {
+	root := memory.NewAccount("root", 100, nil)
+	a := memory.NewAccount("task", 50, root)
+	a.Close()
+	if err := a.Reserve(1); !errors.Is(err, device.ErrClosed) {
+		t.Fatalf("reservation on a closed account: %v", err)
+	}
+	b := memory.NewAccount("task 2", 50, root)
+	b.Reserve(10)
+	b.Release(20) // a caller bug: the counts stop at zero
+	if b.InUse() != 0 || root.InUse() != 0 {
+		t.Fatalf("over-release wrapped: %d %d", b.InUse(), root.InUse())
+	}
+	if err := b.Reserve(40); err != nil {
+		t.Fatalf("after an over-release: %v", err)
+	}
+}
+
+func TestFreeAfterPoolClose(t *testing.T) {
+	d := openDevice(t, "soft:memory=8MiB")
+	p := memory.NewDevicePool(d, memory.PoolOptions{})
+	b, _ := p.Alloc(nil, 64)
+	p.Close()
+	if err := b.Free(); !errors.Is(err, device.ErrClosed) || strings.Contains(err.Error(), "twice") {
+		t.Fatalf("free after the pool closed: %v", err)
+	}
+}

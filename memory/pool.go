@@ -230,6 +230,9 @@ func (p *Pool) carve(c int, csize uint64) error {
 func (p *Pool) give(blk *block) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("memory: pool %s was closed before this buffer was freed: %w", p.root.name, device.ErrClosed)
+	}
 	if p.live[blk.addr] != blk {
 		return fmt.Errorf("memory: pool %s: free of block 0x%x: %w", p.root.name, blk.addr, ErrDoubleFree)
 	}

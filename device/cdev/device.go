@@ -19,13 +19,14 @@ import (
 // call into the driver and exclusively by Close, so the handle is never used
 // after (or while) it is closed.
 type cdevice struct {
-	drv    *Driver
-	h      *C.hados_device
-	info   device.Info
-	num    uint64 // the address as a number, for probes
-	mu     sync.RWMutex
-	closed bool
-	queues map[*cqueue]struct{}
+	drv     *Driver
+	h       *C.hados_device
+	info    device.Info
+	num     uint64 // the address as a number, for probes
+	mu      sync.RWMutex
+	closing bool // Close has begun: no new queues
+	closed  bool
+	queues  map[*cqueue]struct{}
 }
 
 func (d *cdevice) err(op string, st C.int, eb *errBuf) error {
@@ -137,11 +138,11 @@ func (d *cdevice) SelfTest() (string, error) {
 func (d *cdevice) NewQueue(depth int) (device.Queue, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed || d.closing {
 		return nil, d.closedErr("queue create")
 	}
 	if depth <= 0 || depth > 1<<20 {
-		return nil, fmt.Errorf("%w: device %s: queue depth %d must be positive", device.ErrInvalid, d.info.Address, depth)
+		return nil, fmt.Errorf("%w: device %s: queue depth %d out of range [1, %d]", device.ErrInvalid, d.info.Address, depth, 1<<20)
 	}
 	var q *C.hados_queue
 	var eb errBuf
@@ -156,10 +157,11 @@ func (d *cdevice) NewQueue(depth int) (device.Queue, error) {
 // Close closes open queues, then the device; later calls return ErrClosed.
 func (d *cdevice) Close() error {
 	d.mu.Lock()
-	if d.closed {
+	if d.closed || d.closing {
 		d.mu.Unlock()
 		return nil
 	}
+	d.closing = true
 	queues := make([]*cqueue, 0, len(d.queues))
 	for q := range d.queues {
 		queues = append(queues, q)

@@ -62,6 +62,11 @@ func (d *Driver) Open(spec device.Spec, index int, address string) (device.Devic
 	defer C.free(unsafe.Pointer(cfg))
 	var h *C.hados_device
 	var eb errBuf
+	// The driver's index is the device's global ordinal, so that every
+	// device of the process gets its own device address range.
+	if n, err := strconv.Atoi(address); err == nil && n >= 0 {
+		index = n
+	}
 	if st := C.hdc_open(d.vt, cfg, C.uint32_t(index), &h, eb.ptr(), errLen); st != 0 {
 		return nil, &device.Error{Device: address, Op: "open", Status: device.Status(st), Msg: eb.String()}
 	}

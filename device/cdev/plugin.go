@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -40,6 +41,11 @@ func (PluginDriver) Open(spec device.Spec, index int, address string) (device.De
 }
 
 func loadPlugin(path string) (*Driver, error) {
+	// dlopen searches the library path for names without a '/': resolve
+	// the path first so that the file checked is the file loaded.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	pluginsMu.Lock()
 	defer pluginsMu.Unlock()
 	name := "plugin:" + path

@@ -29,6 +29,7 @@ type cqueue struct {
 
 	fmu      sync.Mutex
 	closed   bool
+	closing  bool // Close is waiting for the queue
 	next     uint64
 	inflight map[uint64]*flight
 	comps    *C.hados_completion // pollBatch slots, C memory, freed by Close
@@ -39,7 +40,7 @@ type cqueue struct {
 // results array (C memory) alive until its completion is polled.
 type flight struct {
 	tag     uint64
-	ops     []device.Op
+	codes   []device.Opcode // the ops' opcodes (the caller may reuse its Ops slice)
 	results *C.uint64_t
 	pinner  runtime.Pinner
 }
@@ -88,7 +89,10 @@ func (q *cqueue) Submit(p device.Program) error {
 		return q.closedErr("submit")
 	}
 	q.next++
-	f := &flight{tag: p.Tag, ops: p.Ops}
+	f := &flight{tag: p.Tag, codes: make([]device.Opcode, len(p.Ops))}
+	for i, op := range p.Ops {
+		f.codes[i] = op.Code
+	}
 	tag := q.next
 	q.inflight[tag] = f
 	q.fmu.Unlock()
@@ -98,6 +102,14 @@ func (q *cqueue) Submit(p device.Program) error {
 	if n > 0 {
 		ops = (*C.hados_op)(C.calloc(C.size_t(n), C.sizeof_hados_op))
 		f.results = (*C.uint64_t)(C.calloc(C.size_t(n), 8))
+		if ops == nil || f.results == nil {
+			C.free(unsafe.Pointer(ops))
+			C.free(unsafe.Pointer(f.results))
+			q.fmu.Lock()
+			delete(q.inflight, tag)
+			q.fmu.Unlock()
+			return fmt.Errorf("%w: device %s: submit: out of host memory for %d ops", device.ErrNoMemory, q.dev.info.Address, n)
+		}
 	}
 	defer C.free(unsafe.Pointer(ops))
 	cops := unsafe.Slice(ops, n)
@@ -162,7 +174,27 @@ func (q *cqueue) Poll(dst []device.Completion, timeout time.Duration) (int, erro
 	max := min(len(dst), pollBatch)
 	var got C.uint32_t
 	var eb errBuf
-	st := C.hdc_poll(q.dev.drv.vt, q.q, q.comps, C.uint32_t(max), &got, C.uint64_t(timeout.Nanoseconds()), eb.ptr(), errLen)
+	// Wait in slices so that Close (which needs q.mu exclusively) is never
+	// held up by a long poll for more than one slice.
+	const slice = 50 * time.Millisecond
+	deadline := time.Now().Add(timeout)
+	var st C.int
+	for {
+		wait := min(time.Until(deadline), slice)
+		if wait < 0 {
+			wait = 0
+		}
+		st = C.hdc_poll(q.dev.drv.vt, q.q, q.comps, C.uint32_t(max), &got, C.uint64_t(wait.Nanoseconds()), eb.ptr(), errLen)
+		if st != C.HADOS_E_TIMEOUT || !time.Now().Before(deadline) {
+			break
+		}
+		q.fmu.Lock()
+		closing := q.closing
+		q.fmu.Unlock()
+		if closing {
+			break
+		}
+	}
 	if st == C.HADOS_E_TIMEOUT {
 		return 0, nil
 	}
@@ -191,21 +223,21 @@ func (q *cqueue) complete(c *C.hados_completion) device.Completion {
 		return out
 	}
 	out.Tag = f.tag
-	if n := len(f.ops); n > 0 {
+	if n := len(f.codes); n > 0 {
 		out.Results = make([]uint64, n)
 		for i, r := range unsafe.Slice(f.results, n) {
 			out.Results[i] = uint64(r)
 		}
 	}
 	var op0 uint64
-	if len(f.ops) > 0 {
-		op0 = uint64(f.ops[0].Code)
+	if len(f.codes) > 0 {
+		op0 = uint64(f.codes[0])
 	}
-	probe.ProgramDone(q.dev.num, op0, uint64(len(f.ops)), uint64(uint32(c.status)), uint64(c.exec_ns))
+	probe.ProgramDone(q.dev.num, op0, uint64(len(f.codes)), uint64(uint32(c.status)), uint64(c.exec_ns))
 	if c.status != 0 {
 		what := "program"
-		if i := int(c.failed_op); i < len(f.ops) {
-			what = fmt.Sprintf("program op %d (%s)", i, f.ops[i].Code)
+		if i := int(c.failed_op); i < len(f.codes) {
+			what = fmt.Sprintf("program op %d (%s)", i, f.codes[i])
 		}
 		out.Err = &device.Error{Device: q.dev.info.Address, Op: what, Status: device.Status(c.status), Msg: C.GoString(&c.message[0])}
 	}
@@ -217,6 +249,9 @@ func (q *cqueue) complete(c *C.hados_completion) device.Completion {
 // finish), then releases the pins and buffers of programs whose completions
 // were never polled.
 func (q *cqueue) Close() error {
+	q.fmu.Lock()
+	q.closing = true
+	q.fmu.Unlock()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.fmu.Lock()

@@ -27,6 +27,18 @@ type Options struct {
 	Progress func(step string, i, n int)
 }
 
+func (o *Options) validate() error {
+	for _, s := range o.Sizes {
+		if s == 0 {
+			return fmt.Errorf("%w: diag: a transfer size of 0 bytes", device.ErrInvalid)
+		}
+	}
+	if o.LatencySamples < 0 {
+		return fmt.Errorf("%w: diag: %d latency samples", device.ErrInvalid, o.LatencySamples)
+	}
+	return nil
+}
+
 func (o *Options) defaults(info device.Info) {
 	if len(o.Sizes) == 0 {
 		o.Sizes = []uint64{4 << 10, 1 << 20, 64 << 20}
@@ -97,6 +109,9 @@ type Report struct {
 // finish (the partial report is returned with it).
 func Run(ctx context.Context, u *hados.Unit, opts Options) (*Report, error) {
 	info := u.Device.Info()
+	if err := opts.validate(); err != nil {
+		return &Report{Device: info}, err
+	}
 	opts.defaults(info)
 	r := &Report{Device: info}
 	start := time.Now()
