@@ -30,7 +30,9 @@
  * Threading
  *   Every function may be called from any host thread. submit and poll on
  *   one queue may run concurrently with each other; calls on different
- *   queues and devices are independent.
+ *   queues and devices are independent. queue_destroy must not overlap any
+ *   other call on that queue, and close any other call on that device or
+ *   its queues (hados serialises them).
  *
  * Errors
  *   Functions return HADOS_OK (0) or a negative HADOS_E_* status. The
@@ -123,14 +125,18 @@ enum hados_opcode {
   HADOS_OP_COPY_D2H = 2,   /* dst: host ptr, src: device addr, len */
   HADOS_OP_COPY_D2D = 3,   /* dst, src: device addrs, len (may overlap) */
   HADOS_OP_FILL = 4,       /* dst, len; arg[0] = 64-bit pattern repeated */
-  HADOS_OP_CHECKSUM = 5,   /* src, len; result = 64-bit checksum (FNV-1a/64 over 8-byte words, tail bytewise) */
+  HADOS_OP_CHECKSUM = 5,   /* src, len; result = 64-bit checksum: 8 lanes h[j] = 0x9E3779B97F4A7C15*(j+1);
+                              word i (little-endian): h[i%8] = (h[i%8] ^ w) * 0x100000001B3; the len%8 tail
+                              bytes packed little-endian into one word folded into lane 0; result r = len,
+                              then for each lane r = (r ^ h[j]) * 0x100000001B3 (Go: device.Checksum) */
   HADOS_OP_COMPARE = 6,    /* dst, src, len; result = first differing offset; status MISMATCH if any */
   HADOS_OP_PATTERN_WRITE = 7, /* dst, len (multiple of 8); arg[0] = pattern kind, arg[1] = seed */
   HADOS_OP_PATTERN_CHECK = 8, /* src, len; arg[0], arg[1] as written; result = first bad offset */
   HADOS_OP_COMPRESS = 9,   /* dst, src: device; len; arg[0] = codec, arg[1] = dst capacity; result = bytes written */
   HADOS_OP_DECOMPRESS = 10, /* dst, src: device; len = compressed bytes; arg[0] = codec, arg[1] = dst capacity; result = bytes written */
-  HADOS_OP_SLEEP = 11,     /* arg[0] = nanoseconds: occupy a core (queue and latency tests) */
-  HADOS_OP__COUNT
+  HADOS_OP_SLEEP = 11,     /* arg[0] = nanoseconds (at most 60 s): occupy a core (queue and latency tests) */
+  /* 12..16: the pipeline and aggregation ops of hados_pipeline.h */
+  HADOS_OP__COUNT = 17
 };
 
 /* Op flags. */
@@ -178,8 +184,9 @@ typedef struct hados_driver_vtable {
   const char *name;     /* driver name */
 
   /* Opens a device. config is "key=value,key=value" (driver-defined keys;
-     unknown keys are an error). index is the device's ordinal within its
-     driver entry. */
+     unknown keys are an error). index is the device's global ordinal in
+     the process (its address "0", "1", …): devices must not share device
+     addresses. */
   int (*open)(const char *config, uint32_t index, hados_device **out);
   int (*close)(hados_device *dev);
   int (*info)(hados_device *dev, hados_device_info *out);

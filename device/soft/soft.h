@@ -18,6 +18,9 @@
 #define SOFT_ALIGN 64u
 #define SOFT_MAX_CORES 64u
 #define SOFT_MAX_DEPTH 65536u
+#define SOFT_ADDR_STRIDE (1ULL << 44) /* device N's memory starts at (N+1) * stride; also its maximum size */
+#define SOFT_MAX_DEVICES 4096u
+#define SOFT_MAX_SLEEP_NS 60000000000ULL /* OP_SLEEP longer than a minute is refused */
 
 /* ---------------------------------------------------------------- errors */
 int soft_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,10 +45,19 @@ const char *soft_last_error(void) { return last_err; }
 /* ---------------------------------------------------------------- config */
 
 static int parse_size(const char *v, uint64_t *out) {
-  char *end;
+  /* decimal digits with an optional fraction, then an optional unit: no
+     signs, hex, exponents, inf or nan */
+  size_t k = 0;
+  int dots = 0;
+  while (isdigit((unsigned char)v[k]) || (v[k] == '.' && !dots++)) k++;
+  if (k == 0 || k > 32 || (k == 1 && v[0] == '.')) return -1;
+  char num[33];
+  memcpy(num, v, k);
+  num[k] = 0;
   errno = 0;
-  double x = strtod(v, &end);
-  if (end == v || errno || x < 0) return -1;
+  double x = strtod(num, NULL);
+  if (errno || !(x >= 0)) return -1;
+  const char *end = v + k;
   while (*end == ' ') end++;
   uint64_t mul = 1;
   if (!*end || !strcasecmp(end, "b")) mul = 1;
@@ -58,7 +67,7 @@ static int parse_size(const char *v, uint64_t *out) {
   else if (!strcasecmp(end, "t") || !strcasecmp(end, "tb") || !strcasecmp(end, "tib")) mul = 1ULL << 40;
   else return -1;
   double bytes = x * (double)mul;
-  if (bytes >= 18446744073709551615.0) return -1;
+  if (!(bytes < 18446744073709551616.0)) return -1; /* does not fit 64 bits */
   *out = (uint64_t)bytes;
   return 0;
 }
@@ -188,12 +197,16 @@ static int soft_open(const char *config, uint32_t index, hados_device **out) {
   int st = parse_config(config, &c);
   if (st) return st;
   if (c.memory < 1ULL << 20) return soft_fail(HADOS_E_INVALID, "soft: memory=%llu bytes is below the 1 MiB minimum", (unsigned long long)c.memory);
+  if (c.memory > SOFT_ADDR_STRIDE)
+    return soft_fail(HADOS_E_INVALID, "soft: memory=%llu bytes is above the %llu-byte maximum of one device", (unsigned long long)c.memory,
+                     (unsigned long long)SOFT_ADDR_STRIDE);
+  if (index >= SOFT_MAX_DEVICES) return soft_fail(HADOS_E_INVALID, "soft: device index %u is above %u", index, SOFT_MAX_DEVICES - 1);
   uint64_t size = (c.memory + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
 
   soft_device *d = calloc(1, sizeof(*d));
   if (!d) return soft_fail(HADOS_E_NOMEM, "soft: out of host memory");
   d->index = index;
-  d->base = (uint64_t)(index + 1) << 40;
+  d->base = ((uint64_t)index + 1) * SOFT_ADDR_STRIDE; /* disjoint address ranges per device */
   d->size = size;
   d->mode = c.mode;
   d->ncores = (uint32_t)c.cores;
@@ -386,14 +399,17 @@ static int soft_self_test(hados_device *h, char *msg, size_t msg_len) {
   soft_device *d = (soft_device *)h;
   if (!d) return soft_fail(HADOS_E_INVALID, "soft: self_test of a null device");
   const uint64_t n = 1 << 20;
-  uint64_t a, b, r;
+  uint64_t a, b, r, oa, ob;
   uint64_t *rng = NULL; /* no injected faults */
-  int st = soft_alloc(h, n, &a);
+  if (atomic_load(&d->lost)) return soft_fail(HADOS_E_LOST, "soft device %u: device lost", d->index);
+  int st = soft_heap_alloc(&d->heap, n, &oa); /* straight from the heap: no injected allocation faults */
   if (st) return st;
-  if ((st = soft_alloc(h, n, &b))) {
-    soft_free(h, a);
+  if ((st = soft_heap_alloc(&d->heap, n, &ob))) {
+    soft_heap_free(&d->heap, oa, NULL);
     return st;
   }
+  a = d->base + oa;
+  b = d->base + ob;
   const char *failed = NULL;
   for (uint32_t kind = 0; kind <= HADOS_PATTERN_ADDRESS && !failed; kind++) {
     hados_op w = {.opcode = HADOS_OP_PATTERN_WRITE, .dst = a, .len = n, .arg = {kind, 7}};
@@ -407,8 +423,8 @@ static int soft_self_test(hados_device *h, char *msg, size_t msg_len) {
   hados_op cs1 = {.opcode = HADOS_OP_CHECKSUM, .src = a, .len = n};
   hados_op cs2 = {.opcode = HADOS_OP_CHECKSUM, .src = b, .len = n};
   if (!failed && (soft_exec_op(d, &cs1, 0, &s1, rng) || soft_exec_op(d, &cs2, 0, &s2, rng) || s1 != s2)) failed = "checksum";
-  soft_free(h, a);
-  soft_free(h, b);
+  soft_heap_free(&d->heap, oa, NULL);
+  soft_heap_free(&d->heap, ob, NULL);
   if (failed) {
     if (msg && msg_len) snprintf(msg, msg_len, "self-test failed: %s", failed);
     return soft_fail(HADOS_E_MISMATCH, "soft device %u: self-test failed: %s", d->index, failed);

@@ -82,7 +82,11 @@ int soft_heap_init(soft_heap *h, uint64_t size) {
   e->len = size & ~(uint64_t)(SOFT_ALIGN - 1);
   e->next = NULL;
   h->free_list = e;
-  if (table_grow(h) != HADOS_OK) return soft_fail(HADOS_E_NOMEM, "soft: out of host memory for the heap");
+  if (table_grow(h) != HADOS_OK) {
+    free(e);
+    h->free_list = NULL;
+    return soft_fail(HADOS_E_NOMEM, "soft: out of host memory for the heap");
+  }
   return HADOS_OK;
 }
 

@@ -12,6 +12,8 @@
 #include "codec_lz4.h"
 #include "codec_snappy.h"
 #include "soft.h"
+#include "soft_pipeline.h"
+#include "soft_vkernels.h"
 
 uint64_t soft_rand(uint64_t *s) {
   uint64_t x = *s;
@@ -149,10 +151,20 @@ int soft_exec_op(soft_device *d, const hados_op *op, uint64_t prev, uint64_t *re
       return HADOS_OK;
     }
     case HADOS_OP_SLEEP: {
+      if (op->arg[0] > SOFT_MAX_SLEEP_NS)
+        return soft_fail(HADOS_E_INVALID, "soft: sleep of %llu ns is longer than the %llu ns maximum", (unsigned long long)op->arg[0],
+                         (unsigned long long)SOFT_MAX_SLEEP_NS);
       struct timespec ts = {(time_t)(op->arg[0] / 1000000000ULL), (long)(op->arg[0] % 1000000000ULL)};
       nanosleep(&ts, NULL);
       return HADOS_OK;
     }
+    case HADOS_OP_PIPELINE:
+      return soft_pipeline_run(d, op->src, len, op->arg[0], op->arg[1], op->arg[2], result);
+    case HADOS_OP_AGG_CREATE:
+    case HADOS_OP_AGG_MERGE:
+    case HADOS_OP_AGG_EMIT:
+    case HADOS_OP_AGG_FREE:
+      return soft_pipeline_agg_op(d, op, len, result);
     default:
       return soft_fail(HADOS_E_INVALID, "soft: unknown opcode %u", op->opcode);
   }

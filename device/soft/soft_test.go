@@ -104,6 +104,12 @@ func TestBadConfig(t *testing.T) {
 		{"soft:hang_after=-1", "hang_after=-1"},
 		{"soft:simd=sse9", "simd=sse9"},
 		{"soft:memory=512", "below the 1 MiB minimum"},
+		{"soft:memory=nan", "memory=nan"},
+		{"soft:memory=0x100000", "memory=0x100000"},
+		{"soft:memory=1e9", "memory=1e9"},
+		{"soft:memory=-1GiB", "memory=-1GiB"},
+		{"soft:memory=18446744073709549568", "memory=18446744073709549568"},
+		{"soft:memory=17TiB", "maximum of one device"},
 	} {
 		_, err := device.OpenString(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, device.ErrInvalid) {
@@ -391,6 +397,64 @@ func TestBadOps(t *testing.T) {
 	}
 	if err := q.Submit(device.Program{Ops: []device.Op{{Code: device.OpCopyH2D, Dst: a, Len: 16, Host: make([]byte, 8)}}}); !errors.Is(err, device.ErrInvalid) {
 		t.Errorf("short host buffer: %v", err)
+	}
+}
+
+func TestDistinctAddressRanges(t *testing.T) {
+	set, err := device.OpenString("soft:memory=4MiB;soft:memory=4MiB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	d0, _ := set.Get("0")
+	d1, _ := set.Get("1")
+	a0, _ := d0.Alloc(64)
+	a1, _ := d1.Alloc(64)
+	if a0 == a1 {
+		t.Fatalf("two devices handed out the same address %x", a0)
+	}
+	q := queue(t, d1, 2)
+	if c := run(t, q, device.Op{Code: device.OpFill, Dst: a0, Len: 8}); !errors.Is(c.Err, device.ErrFault) {
+		t.Fatalf("device 1 accepted device 0's address: %v", c.Err)
+	}
+	d0.Free(a0)
+	d1.Free(a1)
+}
+
+func TestSleepBound(t *testing.T) {
+	d := open(t, "soft:memory=4MiB")
+	if c := run(t, queue(t, d, 2), device.Op{Code: device.OpSleep, Args: [4]uint64{1 << 62}}); !errors.Is(c.Err, device.ErrInvalid) {
+		t.Fatalf("an endless sleep: %v", c.Err)
+	}
+}
+
+func TestCloseWhileCreatingQueues(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		set, err := device.OpenString("soft:memory=4MiB")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := set.Devices()[0]
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for j := 0; j < 50; j++ {
+				q, err := d.NewQueue(2)
+				if err != nil {
+					if !errors.Is(err, device.ErrClosed) {
+						t.Error(err)
+					}
+					return
+				}
+				if err := q.Submit(device.Program{Ops: []device.Op{{Code: device.OpNop}}}); err != nil && !errors.Is(err, device.ErrClosed) {
+					t.Error(err)
+				}
+				var c [1]device.Completion
+				q.Poll(c[:], time.Millisecond)
+			}
+		}()
+		set.Close()
+		<-done
 	}
 }
 

@@ -1,0 +1,1545 @@
+/*
+ * soft_agg.c — the software DPU's hash-aggregation state (HADOS_OP_AGG_* and
+ * the SINK_AGG sink of a pipeline).
+ *
+ * What a state is. A state is the set of groups seen so far, each with its
+ * key values and one aggregation buffer per aggregate of the spec (Spark's
+ * buffers: sum[, isEmpty], count, min/max value, first value + valueSet).
+ * Groups are numbered in first-seen order; every structure refers to a group
+ * by that id, so emit and merge walk groups in first-seen order and their
+ * output is deterministic for a deterministic input order.
+ *
+ * Records. A group is one row-wise record of rec_size bytes in a single
+ * array that grows by doubling: its 64-bit hash, a null bitmask of its keys,
+ * the key values and the accumulators, laid out by alignment (16-byte
+ * values first, then 8, 4, 1) so every field is naturally aligned. One
+ * record per group keeps a group's keys and buffers in one or two cache
+ * lines: an update of a high-cardinality aggregation touches one record per
+ * row instead of one line per column. String keys, and string MIN/MAX/FIRST
+ * values, live in the state's byte arena (offset + length in the record);
+ * the arena grows by doubling and is never compacted (a MIN/MAX value that
+ * shrinks is rewritten in place, a longer one is appended).
+ *
+ * Two ways to find a group.
+ *  - Perfect hashing: when the spec gives a domain (key_min, key_card) for
+ *    every key, every key is I32, I64, BOOL or a string, and the product of
+ *    (card + 1) is at most 65536, a key tuple maps to a dense index by mixed
+ *    radix (value - min, or card for null), and an index array holds the
+ *    group id (+1) of each slot. String keys arrive as views (dictionary
+ *    columns are decoded by the interpreter), so each string key has a small
+ *    domain dictionary that numbers its distinct strings in first-seen order
+ *    (at most card of them), with a per-update pointer cache in front so a
+ *    dictionary-encoded column costs one pointer compare per row. A value
+ *    outside the domain (or a card+1-th distinct string) switches the state
+ *    to hashing for good before anything of that vector is folded; the index
+ *    can never be addressed out of bounds.
+ *  - Hashing: an open-addressing table of 64-bit slots (high 32 bits of the
+ *    hash as a tag, group id + 1 below), linear probing, power-of-two
+ *    capacity, load at most one half, doubled (and rebuilt from the records'
+ *    stored hashes) when an insert would exceed it. An update hashes the key
+ *    columns of the whole vector first, column by column, then probes row by
+ *    row, comparing the tag and then the keys.
+ * Grouping normalises doubles (every NaN is one value, -0.0 is 0.0, as Spark
+ * does) and treats null as one more value of each key column.
+ *
+ * Folding. After every selected row of a vector has its group id, each
+ * aggregate folds its input column into the records in one loop specialised
+ * for the aggregate kind and input type. Semantics are Spark's non-ANSI
+ * ones: integer sums wrap; decimal sums are exact in 128 bits and become
+ * null for good when they leave the range of the output storage type; MIN
+ * and MAX order doubles with NaN largest and strings bytewise; FIRST keeps
+ * the first value in input order (first non-null with IGNORE_NULLS); with
+ * AGGF_MERGE the inputs are partial buffers and are combined as Spark's
+ * merge expressions do. Merging two states folds the source's buffers the
+ * same way, group by group in the source's first-seen order.
+ *
+ * Memory. Everything a state owns — the state itself, the records, the
+ * table or index, the arena and the string dictionaries — is a block of the
+ * device heap, so it shows in telemetry, and the total is held within the
+ * byte budget given at create. A growth that would exceed the budget (or the
+ * device memory) fails with HADOS_E_NOMEM naming the bytes; the update or
+ * merge that needed it then has no effect at all: groups it inserted are
+ * removed again (they are the newest ids, and slots were filled in id order,
+ * so clearing their slots leaves every older probe chain intact) and string
+ * space it needed for accumulators is reserved before any buffer changes.
+ * The state is released only by soft_agg_free. A state is used by one engine
+ * core at a time; merge reads its source without changing it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soft_pipeline.h"
+
+typedef __int128 i128;
+
+#define AI static inline __attribute__((always_inline))
+
+#define AGG_MAGIC 0x31544147474148ULL /* "HAGGAT1" */
+#define NO_REG 0xffffu
+#define PERFECT_MAX 65536u
+#define MAX_GROUPS 0xfffffff0ULL
+#define ARENA_MAX 0xffffffffULL
+#define PCACHE 64u
+#define TABLE_MIN 1024u
+
+/* Status bits of an accumulator (one byte per aggregate and group). */
+#define ST_VALID 1u /* the value is non-null */
+#define ST_SET 2u   /* a non-null input arrived (decimal SUM) / valueSet (FIRST) */
+#define ST_OVF 4u   /* a decimal sum overflowed: null for the rest of the aggregation */
+
+/* Accumulator kinds: how an input folds into a buffer. */
+enum {
+  A_COUNT_ROWS = 1, /* count(*) */
+  A_COUNT,          /* count of non-null inputs */
+  A_COUNT_MERGE,    /* sum of partial counts */
+  A_SUM_INT,        /* I32/I64 -> I64, wrapping */
+  A_SUM_F64,
+  A_SUM_DEC,        /* I64/I128 -> I64/I128, exact, overflow -> null */
+  A_SUM_DEC_MERGE,  /* partial (sum, isEmpty) */
+  A_MIN,
+  A_MAX,
+  A_FIRST,
+  A_FIRST_MERGE /* partial (value, valueSet) */
+};
+
+/* A device heap block owned by a state. */
+typedef struct agg_block {
+  uint8_t *p;
+  uint64_t bytes; /* as allocated (rounded to SOFT_ALIGN) */
+} agg_block;
+
+typedef struct agg_col {
+  uint32_t kind;  /* A_* of an update */
+  uint32_t mkind; /* A_* when folding another state's buffer */
+  uint32_t in_vt; /* input value type */
+  uint32_t st_vt; /* stored (output) value type */
+  uint32_t voff;  /* value offset in the record */
+  uint32_t soff;  /* status byte offset */
+  uint32_t ignore_nulls;
+  uint16_t arg, arg2;
+} agg_col;
+
+typedef struct dict_ent {
+  uint32_t off, len; /* string bytes in the arena */
+  uint64_t hash;
+} dict_ent;
+
+typedef struct key_col {
+  uint32_t vt;
+  uint32_t off; /* value offset in the record */
+  int64_t min;
+  uint64_t card, stride;
+  /* string domain dictionary of perfect hashing: dict_ent[card], then
+     uint32 slots[dict_mask + 1] holding code + 1 */
+  agg_block dict;
+  uint32_t dict_n, dict_mask;
+} key_col;
+
+typedef struct pcache_ent {
+  const uint8_t *p;
+  uint32_t len, code;
+  uint64_t gen;
+} pcache_ent;
+
+struct soft_agg_state {
+  uint64_t magic;
+  soft_device *d;
+  uint64_t budget, held;
+  uint32_t n_keys, n_aggs, rec_size, perfect;
+  key_col keys[16];
+  agg_col aggs[64];
+  agg_block self, recs, table, arena, pindex;
+  uint64_t n_groups, cap_groups, arena_used, gen;
+  /* per-update scratch */
+  pcache_ent pcache[16][PCACHE];
+  uint64_t hashes[HADOS_VECTOR_SIZE];
+  uint32_t gids[HADOS_VECTOR_SIZE];
+  uint32_t idx[HADOS_VECTOR_SIZE];
+  uint16_t rows[HADOS_VECTOR_SIZE];
+};
+
+/* ---------------------------------------------------------------- memory */
+
+static uint64_t round_align(uint64_t n) { return (n + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1); }
+
+static void blk_release(soft_device *d, agg_block *b) {
+  if (!b->p) return;
+  soft_heap_free(&d->heap, (uint64_t)(b->p - d->mem), NULL);
+  atomic_fetch_add(&d->frees, 1);
+  b->p = NULL;
+  b->bytes = 0;
+}
+
+/* Releases a block of a live state. */
+static void blk_drop(soft_agg_state *st, agg_block *b) {
+  st->held -= b->bytes;
+  blk_release(st->d, b);
+}
+
+/* Replaces block b by one of want bytes, keeping its first keep bytes and
+   zeroing the rest; within the budget counted as the bytes held after. */
+static int blk_resize(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t keep, const char *what) {
+  soft_device *d = st->d;
+  uint64_t len = round_align(want);
+  uint64_t after = st->held - b->bytes + len;
+  if (st->budget && after > st->budget)
+    return soft_fail(HADOS_E_NOMEM,
+                     "soft agg: growing the %s to %llu bytes needs %llu bytes of aggregation state, over the budget of %llu bytes",
+                     what, (unsigned long long)len, (unsigned long long)after, (unsigned long long)st->budget);
+  uint64_t off;
+  int s = soft_heap_alloc(&d->heap, len, &off);
+  if (s) return s;
+  atomic_fetch_add(&d->allocs, 1);
+  uint8_t *p = d->mem + off;
+  if (keep) memcpy(p, b->p, keep);
+  memset(p + keep, 0, len - keep);
+  blk_release(d, b);
+  b->p = p;
+  b->bytes = len;
+  st->held = after;
+  return HADOS_OK;
+}
+
+/* Makes room for extra more arena bytes. */
+static int arena_reserve(soft_agg_state *st, uint64_t extra) {
+  if (st->arena_used + extra <= st->arena.bytes) return HADOS_OK;
+  uint64_t want = st->arena_used + extra;
+  if (want > ARENA_MAX)
+    return soft_fail(HADOS_E_NOMEM, "soft agg: string arena would need %llu bytes, over its 4 GiB limit", (unsigned long long)want);
+  uint64_t n = st->arena.bytes ? st->arena.bytes * 2 : 4096;
+  while (n < want) n *= 2;
+  if (n > ARENA_MAX) n = ARENA_MAX;
+  return blk_resize(st, &st->arena, n, st->arena_used, "string arena");
+}
+
+static uint32_t arena_put(soft_agg_state *st, const uint8_t *p, uint32_t len) {
+  uint32_t off = (uint32_t)st->arena_used;
+  if (len) memcpy(st->arena.p + off, p, len);
+  st->arena_used += len;
+  return off;
+}
+
+static int grow_groups(soft_agg_state *st) {
+  if (st->n_groups >= MAX_GROUPS) return soft_fail(HADOS_E_NOMEM, "soft agg: more than %llu groups", (unsigned long long)MAX_GROUPS);
+  uint64_t cap = st->cap_groups * 2;
+  int s = blk_resize(st, &st->recs, cap * st->rec_size, st->n_groups * st->rec_size, "group records");
+  if (!s) st->cap_groups = cap;
+  return s;
+}
+
+/* ---------------------------------------------------------------- values */
+
+/* A key value, normalised (doubles: one NaN, no -0.0; BOOL: 0/1). */
+typedef struct kval {
+  uint32_t null, len;
+  uint64_t lo, hi;
+  const uint8_t *p;
+} kval;
+
+/* An input to fold: a register row or another state's buffer. */
+typedef struct fin {
+  uint32_t valid, flag;
+  i128 i;
+  double f;
+  const uint8_t *p;
+  uint32_t len;
+} fin;
+
+/* A register's arrays, hoisted out of the row loops (stores into records
+   through uint8_t pointers would otherwise make the compiler reload them). */
+typedef struct reg_view {
+  const void *data;
+  const uint8_t *valid;
+  uint32_t all_valid;
+} reg_view;
+
+static reg_view view_of(const soft_reg *r) {
+  reg_view v = {NULL, NULL, 1};
+  if (r) {
+    v.data = r->data;
+    v.valid = r->valid;
+    v.all_valid = r->all_valid;
+  }
+  return v;
+}
+
+AI uint64_t f64_key_bits(double x) {
+  if (x != x) return 0x7ff8000000000000ULL;
+  if (x == 0) return 0;
+  uint64_t b;
+  memcpy(&b, &x, 8);
+  return b;
+}
+
+AI void kval_reg(const soft_reg *r, uint32_t vt, uint32_t row, kval *o) {
+  o->lo = o->hi = 0;
+  o->len = 0;
+  o->p = NULL;
+  o->null = !(r->all_valid || r->valid[row]);
+  if (o->null) return;
+  switch (vt) {
+    case HADOS_VT_I32: o->lo = (uint32_t)((const int32_t *)r->data)[row]; break;
+    case HADOS_VT_I64: o->lo = (uint64_t)((const int64_t *)r->data)[row]; break;
+    case HADOS_VT_F64: o->lo = f64_key_bits(((const double *)r->data)[row]); break;
+    case HADOS_VT_I128:
+      memcpy(&o->lo, (const uint8_t *)r->data + 16 * (size_t)row, 8);
+      memcpy(&o->hi, (const uint8_t *)r->data + 16 * (size_t)row + 8, 8);
+      break;
+    case HADOS_VT_BOOL: o->lo = ((const uint8_t *)r->data)[row] != 0; break;
+    case HADOS_VT_STR: {
+      const soft_str *s = (const soft_str *)r->data + row;
+      o->p = s->ptr;
+      o->len = s->len;
+      break;
+    }
+  }
+}
+
+static uint16_t rec_nulls(const uint8_t *rec) {
+  uint16_t m;
+  memcpy(&m, rec + 8, 2);
+  return m;
+}
+
+static void kval_rec(const soft_agg_state *st, const uint8_t *rec, uint32_t k, kval *o) {
+  const key_col *kc = &st->keys[k];
+  const uint8_t *v = rec + kc->off;
+  o->lo = o->hi = 0;
+  o->len = 0;
+  o->p = NULL;
+  o->null = (rec_nulls(rec) >> k) & 1;
+  if (o->null) return;
+  switch (kc->vt) {
+    case HADOS_VT_I32: {
+      uint32_t x;
+      memcpy(&x, v, 4);
+      o->lo = x;
+      break;
+    }
+    case HADOS_VT_I64:
+    case HADOS_VT_F64: memcpy(&o->lo, v, 8); break;
+    case HADOS_VT_I128:
+      memcpy(&o->lo, v, 8);
+      memcpy(&o->hi, v + 8, 8);
+      break;
+    case HADOS_VT_BOOL: o->lo = *v; break;
+    case HADOS_VT_STR: {
+      uint32_t off;
+      memcpy(&off, v, 4);
+      memcpy(&o->len, v + 4, 4);
+      o->p = st->arena.p + off;
+      break;
+    }
+  }
+}
+
+AI int kval_eq(const kval *a, const kval *b, uint32_t vt) {
+  if (a->null | b->null) return a->null == b->null;
+  if (vt == HADOS_VT_STR) return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
+  return a->lo == b->lo && a->hi == b->hi;
+}
+
+/* Where the key values of a group being looked up come from: a row of the
+   key registers, or a record of another state (merge). */
+typedef struct key_src {
+  const soft_agg_state *st; /* with rec */
+  const uint8_t *rec;
+  const soft_reg *const *regs;
+  uint32_t row;
+} key_src;
+
+static void kval_src(const soft_agg_state *st, const key_src *s, uint32_t k, kval *o) {
+  if (s->rec)
+    kval_rec(s->st, s->rec, k, o);
+  else
+    kval_reg(s->regs[k], st->keys[k].vt, s->row, o);
+}
+
+/* ---------------------------------------------------------------- hashing */
+
+AI uint64_t fmix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, uint32_t n) {
+  uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 32);
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = fmix(h ^ w) + 0x9e3779b97f4a7c15ULL;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  if (n) memcpy(&w, p, n);
+  return fmix(h ^ w ^ n);
+}
+
+AI uint64_t hash_kval(const kval *x, uint32_t vt) {
+  if (x->null) return 0x9ae16a3b2f90404fULL;
+  if (vt == HADOS_VT_STR) return hash_bytes(x->p, x->len);
+  return fmix(x->lo ^ fmix(x->hi ^ 0x2545f4914f6cdd1dULL));
+}
+
+/* Combines key k's hash into the tuple's (h = 0 before the first key). */
+AI uint64_t hash_combine(uint64_t h, uint64_t hk) {
+  h = ((h << 23) | (h >> 41)) ^ hk;
+  h *= 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 32);
+}
+
+static uint64_t hash_src(const soft_agg_state *st, const key_src *s) {
+  uint64_t h = 0;
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    kval x;
+    kval_src(st, s, k, &x);
+    h = hash_combine(h, hash_kval(&x, st->keys[k].vt));
+  }
+  return h;
+}
+
+/* Hashes the key columns of the vector's selected rows into st->hashes. */
+static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  memset(st->hashes, 0, m * sizeof(uint64_t));
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    const soft_reg *r = keys[k];
+#define HASH_LOOP(VT)                                           \
+  for (uint32_t i = 0; i < m; i++) {                            \
+    kval x;                                                     \
+    kval_reg(r, VT, st->rows[i], &x);                           \
+    st->hashes[i] = hash_combine(st->hashes[i], hash_kval(&x, VT)); \
+  }                                                             \
+  break;
+    switch (st->keys[k].vt) {
+      case HADOS_VT_I32: HASH_LOOP(HADOS_VT_I32)
+      case HADOS_VT_I64: HASH_LOOP(HADOS_VT_I64)
+      case HADOS_VT_F64: HASH_LOOP(HADOS_VT_F64)
+      case HADOS_VT_I128: HASH_LOOP(HADOS_VT_I128)
+      case HADOS_VT_BOOL: HASH_LOOP(HADOS_VT_BOOL)
+      case HADOS_VT_STR: HASH_LOOP(HADOS_VT_STR)
+    }
+#undef HASH_LOOP
+  }
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static uint8_t *rec_at(const soft_agg_state *st, uint64_t gid) { return st->recs.p + gid * st->rec_size; }
+
+static int keys_equal(const soft_agg_state *st, const uint8_t *rec, const key_src *s) {
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    kval a, b;
+    kval_rec(st, rec, k, &a);
+    kval_src(st, s, k, &b);
+    if (!kval_eq(&a, &b, st->keys[k].vt)) return 0;
+  }
+  return 1;
+}
+
+/* Appends a group with the source's keys; capacity only changes on error. */
+static int new_group(soft_agg_state *st, const key_src *s, uint64_t hash, uint32_t *gid) {
+  int e;
+  if (st->n_groups == st->cap_groups && (e = grow_groups(st))) return e;
+  uint64_t strbytes = 0;
+  kval kv[16];
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    kval_src(st, s, k, &kv[k]);
+    strbytes += kv[k].len;
+  }
+  if (strbytes && (e = arena_reserve(st, strbytes))) return e;
+  uint8_t *rec = rec_at(st, st->n_groups);
+  memset(rec, 0, st->rec_size);
+  memcpy(rec, &hash, 8);
+  uint16_t nulls = 0;
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    const key_col *kc = &st->keys[k];
+    uint8_t *v = rec + kc->off;
+    if (kv[k].null) {
+      nulls |= (uint16_t)(1u << k);
+      continue;
+    }
+    switch (kc->vt) {
+      case HADOS_VT_I32: {
+        uint32_t x = (uint32_t)kv[k].lo;
+        memcpy(v, &x, 4);
+        break;
+      }
+      case HADOS_VT_I64:
+      case HADOS_VT_F64: memcpy(v, &kv[k].lo, 8); break;
+      case HADOS_VT_I128:
+        memcpy(v, &kv[k].lo, 8);
+        memcpy(v + 8, &kv[k].hi, 8);
+        break;
+      case HADOS_VT_BOOL: *v = (uint8_t)kv[k].lo; break;
+      case HADOS_VT_STR: {
+        uint32_t off = arena_put(st, kv[k].p, kv[k].len);
+        memcpy(v, &off, 4);
+        memcpy(v + 4, &kv[k].len, 4);
+        break;
+      }
+    }
+  }
+  memcpy(rec + 8, &nulls, 2);
+  *gid = (uint32_t)st->n_groups++;
+  return HADOS_OK;
+}
+
+static void table_put(soft_agg_state *st, uint64_t hash, uint32_t gid) {
+  uint64_t *tab = (uint64_t *)st->table.p;
+  uint64_t mask = st->table.bytes / 8 - 1;
+  uint64_t j = hash & mask;
+  while (tab[j]) j = (j + 1) & mask;
+  tab[j] = (hash >> 32 << 32) | ((uint64_t)gid + 1);
+}
+
+/* Rebuilds the table with cap slots (a power of two) from the records. */
+static int table_build(soft_agg_state *st, uint64_t cap) {
+  int e = blk_resize(st, &st->table, cap * 8, 0, "hash table");
+  if (e) return e;
+  for (uint64_t g = 0; g < st->n_groups; g++) {
+    uint64_t h;
+    memcpy(&h, rec_at(st, g), 8);
+    table_put(st, h, (uint32_t)g);
+  }
+  return HADOS_OK;
+}
+
+static int find_hash(soft_agg_state *st, const key_src *s, uint64_t hash, uint32_t *gid) {
+  int e;
+  if ((st->n_groups + 1) * 2 * 8 > st->table.bytes && (e = table_build(st, st->table.bytes / 8 * 2))) return e;
+  uint64_t *tab = (uint64_t *)st->table.p;
+  uint64_t mask = st->table.bytes / 8 - 1;
+  uint64_t tag = hash >> 32;
+  for (uint64_t j = hash & mask;; j = (j + 1) & mask) {
+    uint64_t v = tab[j];
+    if (!v) {
+      if ((e = new_group(st, s, hash, gid))) return e;
+      tab[j] = (tag << 32) | ((uint64_t)*gid + 1);
+      return HADOS_OK;
+    }
+    if (v >> 32 == tag && keys_equal(st, rec_at(st, (uint32_t)v - 1), s)) {
+      *gid = (uint32_t)v - 1;
+      return HADOS_OK;
+    }
+  }
+}
+
+static int find_perfect(soft_agg_state *st, const key_src *s, uint32_t idx, uint32_t *gid) {
+  uint32_t *pi = (uint32_t *)st->pindex.p;
+  if (pi[idx]) {
+    *gid = pi[idx] - 1;
+    return HADOS_OK;
+  }
+  int e = new_group(st, s, 0, gid);
+  if (!e) pi[idx] = *gid + 1;
+  return e;
+}
+
+/* Leaves perfect hashing for good: hashes every record into a new table
+   and releases the index and the string dictionaries. */
+static int switch_to_hash(soft_agg_state *st) {
+  uint64_t cap = TABLE_MIN;
+  while (cap < (st->n_groups + 1) * 4) cap *= 2;
+  for (uint64_t g = 0; g < st->n_groups; g++) {
+    key_src s = {.st = st, .rec = rec_at(st, g)};
+    uint64_t h = hash_src(st, &s);
+    memcpy(rec_at(st, g), &h, 8);
+  }
+  int e = table_build(st, cap);
+  if (e) return e;
+  blk_drop(st, &st->pindex);
+  for (uint32_t k = 0; k < st->n_keys; k++) blk_drop(st, &st->keys[k].dict);
+  st->perfect = 0;
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- perfect hashing: key codes */
+
+static dict_ent *dict_ents(const key_col *kc) { return (dict_ent *)kc->dict.p; }
+static uint32_t *dict_slots(const key_col *kc) { return (uint32_t *)(kc->dict.p + kc->card * sizeof(dict_ent)); }
+
+/* Code of a string in key k's domain dictionary, adding it when new.
+   Returns 1 when the domain is full (the value is outside it). */
+static int dict_code(soft_agg_state *st, uint32_t k, const uint8_t *p, uint32_t len, uint64_t *code) {
+  key_col *kc = &st->keys[k];
+  uint64_t h = hash_bytes(p, len);
+  uint32_t *slots = dict_slots(kc);
+  for (uint32_t j = (uint32_t)h & kc->dict_mask;; j = (j + 1) & kc->dict_mask) {
+    uint32_t c = slots[j];
+    if (!c) {
+      if (kc->dict_n == kc->card) return 1;
+      int e = arena_reserve(st, len);
+      if (e) return e;
+      dict_ent *en = &dict_ents(kc)[kc->dict_n];
+      en->off = arena_put(st, p, len);
+      en->len = len;
+      en->hash = h;
+      slots[j] = ++kc->dict_n;
+      *code = kc->dict_n - 1;
+      return 0;
+    }
+    const dict_ent *en = &dict_ents(kc)[c - 1];
+    if (en->hash == h && en->len == len && (len == 0 || memcmp(st->arena.p + en->off, p, len) == 0)) {
+      *code = c - 1;
+      return 0;
+    }
+  }
+}
+
+/* Code of a key value in its domain (card for null); 1 when outside. */
+static int key_code(soft_agg_state *st, uint32_t k, const kval *x, uint64_t *code) {
+  const key_col *kc = &st->keys[k];
+  if (x->null) {
+    *code = kc->card;
+    return 0;
+  }
+  int64_t v;
+  switch (kc->vt) {
+    case HADOS_VT_STR: return dict_code(st, k, x->p, x->len, code);
+    case HADOS_VT_I32: v = (int32_t)(uint32_t)x->lo; break;
+    default: v = (int64_t)x->lo; break;
+  }
+  if (v < kc->min) return 1;
+  uint64_t c = (uint64_t)v - (uint64_t)kc->min;
+  if (c >= kc->card) return 1;
+  *code = c;
+  return 0;
+}
+
+/* Dense index of a source's key tuple; 1 when outside the domain. */
+static int src_index(soft_agg_state *st, const key_src *s, uint32_t *idx) {
+  uint64_t sum = 0;
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    kval x;
+    uint64_t c;
+    kval_src(st, s, k, &x);
+    int r = key_code(st, k, &x, &c);
+    if (r) return r;
+    sum += c * st->keys[k].stride;
+  }
+  *idx = (uint32_t)sum;
+  return 0;
+}
+
+/* Dense indexes of the vector's rows into st->idx, column by column, with a
+   pointer cache in front of string dictionaries. 1: a row is outside. */
+static int rows_index(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  uint32_t *idx = st->idx;
+  const uint16_t *rows = st->rows;
+  const uint64_t gen = ++st->gen;
+  memset(idx, 0, m * sizeof(uint32_t));
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    const key_col *kc = &st->keys[k];
+    const reg_view r = view_of(keys[k]);
+    const uint32_t stride = (uint32_t)kc->stride, card = (uint32_t)kc->card;
+    if (kc->vt == HADOS_VT_STR) {
+      pcache_ent *pc = st->pcache[k];
+      const soft_str *sv = (const soft_str *)r.data;
+      for (uint32_t i = 0; i < m; i++) {
+        uint32_t row = rows[i];
+        uint64_t c = card;
+        if (r.all_valid || r.valid[row]) {
+          const uint8_t *p = sv[row].ptr;
+          uint32_t len = sv[row].len;
+          pcache_ent *e = &pc[(((uintptr_t)p * 0x9e3779b97f4a7c15ULL) >> 58) ^ (len & (PCACHE - 1))];
+          if (e->gen == gen && e->p == p && e->len == len) {
+            c = e->code;
+          } else {
+            int rc = dict_code(st, k, p, len, &c);
+            if (rc) return rc;
+            *e = (pcache_ent){.p = p, .len = len, .code = (uint32_t)c, .gen = gen};
+          }
+        }
+        idx[i] += (uint32_t)c * stride;
+      }
+      continue;
+    }
+    for (uint32_t i = 0; i < m; i++) {
+      kval x;
+      uint64_t c;
+      kval_reg(keys[k], kc->vt, rows[i], &x);
+      if (key_code(st, k, &x, &c)) return 1;
+      idx[i] += (uint32_t)c * stride;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- undo */
+
+typedef struct agg_snap {
+  uint64_t n_groups, arena_used;
+  uint32_t dict_n[16];
+} agg_snap;
+
+static void snap_take(const soft_agg_state *st, agg_snap *s) {
+  s->n_groups = st->n_groups;
+  s->arena_used = st->arena_used;
+  for (uint32_t k = 0; k < st->n_keys; k++) s->dict_n[k] = st->keys[k].dict_n;
+}
+
+/* Removes the groups and dictionary strings added since the snapshot. Slots
+   were filled in id order, so clearing those of newer ids leaves the probe
+   chains of older ones intact. */
+static void snap_restore(soft_agg_state *st, const agg_snap *s) {
+  if (st->perfect) {
+    uint32_t *pi = (uint32_t *)st->pindex.p;
+    uint64_t n = st->pindex.bytes / 4;
+    if (st->n_groups > s->n_groups)
+      for (uint64_t i = 0; i < n; i++)
+        if (pi[i] > s->n_groups) pi[i] = 0;
+    for (uint32_t k = 0; k < st->n_keys; k++) {
+      key_col *kc = &st->keys[k];
+      if (!kc->dict.p || kc->dict_n == s->dict_n[k]) continue;
+      uint32_t *slots = dict_slots(kc);
+      for (uint32_t j = 0; j <= kc->dict_mask; j++)
+        if (slots[j] > s->dict_n[k]) slots[j] = 0;
+      kc->dict_n = s->dict_n[k];
+    }
+    st->gen++; /* the pointer cache may name removed codes */
+  } else if (st->n_groups > s->n_groups) {
+    uint64_t *tab = (uint64_t *)st->table.p;
+    uint64_t n = st->table.bytes / 8;
+    for (uint64_t i = 0; i < n; i++)
+      if (tab[i] && (uint32_t)tab[i] > s->n_groups) tab[i] = 0;
+  }
+  st->n_groups = s->n_groups;
+  st->arena_used = s->arena_used;
+}
+
+/* ---------------------------------------------------------------- folding */
+
+AI i128 int_get(const uint8_t *v, uint32_t vt) {
+  switch (vt) {
+    case HADOS_VT_I32: return *(const int32_t *)v;
+    case HADOS_VT_I64: return *(const int64_t *)v;
+    case HADOS_VT_BOOL: return *v;
+    default: {
+      i128 x;
+      memcpy(&x, v, 16);
+      return x;
+    }
+  }
+}
+
+AI void int_put(uint8_t *v, uint32_t vt, i128 x) {
+  switch (vt) {
+    case HADOS_VT_I32: *(int32_t *)v = (int32_t)x; break;
+    case HADOS_VT_I64: *(int64_t *)v = (int64_t)x; break;
+    case HADOS_VT_BOOL: *v = (uint8_t)x; break;
+    default: memcpy(v, &x, 16); break;
+  }
+}
+
+/* Loads row `row` of a register (value type vt; vt 0: validity only). */
+AI void fin_reg(reg_view r, uint32_t vt, uint32_t row, fin *x) {
+  x->valid = r.all_valid || r.valid[row];
+  switch (vt) {
+    case HADOS_VT_I32: x->i = ((const int32_t *)r.data)[row]; break;
+    case HADOS_VT_I64: x->i = ((const int64_t *)r.data)[row]; break;
+    case HADOS_VT_F64: x->f = ((const double *)r.data)[row]; break;
+    case HADOS_VT_I128: memcpy(&x->i, (const uint8_t *)r.data + 16 * (size_t)row, 16); break;
+    case HADOS_VT_BOOL: x->i = ((const uint8_t *)r.data)[row] != 0; break;
+    case HADOS_VT_STR: {
+      const soft_str *s = (const soft_str *)r.data + row;
+      x->p = s->ptr;
+      x->len = s->len;
+      break;
+    }
+  }
+}
+
+/* The value stored at v with type svt. */
+AI void acc_value(const soft_agg_state *st, uint32_t svt, const uint8_t *v, fin *x) {
+  switch (svt) {
+    case HADOS_VT_F64: memcpy(&x->f, v, 8); break;
+    case HADOS_VT_STR: {
+      uint32_t off;
+      memcpy(&off, v, 4);
+      memcpy(&x->len, v + 4, 4);
+      x->p = st->arena.p + off;
+      break;
+    }
+    default: x->i = int_get(v, svt); break;
+  }
+}
+
+/* Aggregate a's buffer in rec as an input of its merge kind: valid = the
+   value is non-null, flag = isEmpty (decimal SUM) or valueSet (FIRST). */
+static void fin_acc(const soft_agg_state *st, const agg_col *a, const uint8_t *rec, fin *x) {
+  uint8_t s = rec[a->soff];
+  acc_value(st, a->st_vt, rec + a->voff, x);
+  switch (a->kind) {
+    case A_COUNT_ROWS:
+    case A_COUNT:
+    case A_COUNT_MERGE: x->valid = 1; x->flag = 0; break;
+    case A_SUM_DEC:
+    case A_SUM_DEC_MERGE: x->valid = !(s & ST_OVF); x->flag = !(s & ST_SET); break;
+    default: x->valid = (s & ST_VALID) != 0; x->flag = (s & ST_SET) != 0; break;
+  }
+}
+
+AI int fin_less(const fin *a, const fin *b, uint32_t vt) {
+  switch (vt) {
+    case HADOS_VT_F64:
+      if (isnan(a->f)) return 0;
+      if (isnan(b->f)) return 1;
+      return a->f < b->f;
+    case HADOS_VT_STR: {
+      uint32_t n = a->len < b->len ? a->len : b->len;
+      int c = n ? memcmp(a->p, b->p, n) : 0;
+      return c < 0 || (c == 0 && a->len < b->len);
+    }
+    default: return a->i < b->i;
+  }
+}
+
+/* Stores x at v (type svt); string space was reserved before. */
+AI void acc_store(soft_agg_state *st, uint32_t svt, uint8_t *v, const fin *x) {
+  switch (svt) {
+    case HADOS_VT_F64: memcpy(v, &x->f, 8); break;
+    case HADOS_VT_STR: {
+      uint32_t off, cap;
+      memcpy(&off, v, 4);
+      memcpy(&cap, v + 8, 4);
+      if (x->len <= cap) {
+        if (x->len) memcpy(st->arena.p + off, x->p, x->len);
+      } else {
+        off = arena_put(st, x->p, x->len);
+        cap = x->len;
+      }
+      memcpy(v, &off, 4);
+      memcpy(v + 4, &x->len, 4);
+      memcpy(v + 8, &cap, 4);
+      break;
+    }
+    default: int_put(v, svt, x->i); break;
+  }
+}
+
+AI void dec_add(uint8_t *v, uint8_t *s, uint32_t svt, i128 x) {
+  i128 r;
+  int ovf = __builtin_add_overflow(int_get(v, svt), x, &r);
+  if (!ovf && svt == HADOS_VT_I64) ovf = r < INT64_MIN || r > INT64_MAX;
+  if (ovf)
+    *s |= ST_OVF;
+  else
+    int_put(v, svt, r);
+}
+
+/* Folds one input into a buffer: value at v (stored type svt), status
+   byte at s. kind, vt (the input's type) and svt are constants in the
+   specialised loops; ign is FIRST's IGNORE_NULLS. */
+AI void fold(soft_agg_state *st, uint32_t kind, uint32_t vt, uint32_t svt, uint32_t ign, uint8_t *v, uint8_t *s,
+             const fin *x) {
+  switch (kind) {
+    case A_COUNT_ROWS: *(int64_t *)v += 1; break;
+    case A_COUNT: *(int64_t *)v += x->valid; break;
+    case A_COUNT_MERGE:
+      if (x->valid) *(int64_t *)v = (int64_t)((uint64_t) * (int64_t *)v + (uint64_t)(int64_t)x->i);
+      break;
+    case A_SUM_INT:
+      if (x->valid) {
+        *(uint64_t *)v += (uint64_t)(int64_t)x->i;
+        *s |= ST_VALID;
+      }
+      break;
+    case A_SUM_F64:
+      if (x->valid) {
+        *(double *)v += x->f;
+        *s |= ST_VALID;
+      }
+      break;
+    case A_SUM_DEC:
+      if (x->valid) {
+        *s |= ST_SET;
+        if (!(*s & ST_OVF)) dec_add(v, s, svt, x->i);
+      }
+      break;
+    case A_SUM_DEC_MERGE: /* x: the partial sum (valid = non-null), flag = its isEmpty */
+      if (!x->flag) *s |= ST_SET;
+      if (!x->valid) {
+        if (!x->flag) *s |= ST_OVF;
+      } else if (!(*s & ST_OVF)) {
+        dec_add(v, s, svt, x->i);
+      }
+      break;
+    case A_MIN:
+    case A_MAX:
+      if (x->valid) {
+        if (*s & ST_VALID) {
+          fin cur = {0};
+          acc_value(st, svt, v, &cur);
+          if (!(kind == A_MIN ? fin_less(x, &cur, vt) : fin_less(&cur, x, vt))) break;
+        }
+        acc_store(st, svt, v, x);
+        *s |= ST_VALID;
+      }
+      break;
+    case A_FIRST:
+    case A_FIRST_MERGE:
+      if (*s & ST_SET) break;
+      if (kind == A_FIRST ? (x->valid || !ign) : x->flag) {
+        if (x->valid) acc_store(st, svt, v, x);
+        *s = (uint8_t)(ST_SET | (x->valid ? ST_VALID : 0));
+      }
+      break;
+  }
+}
+
+/* Folds the vector's selected rows (group ids in st->gids) into aggregate a. */
+static void fold_rows(soft_agg_state *st, const agg_col *a, const soft_reg *r1, const soft_reg *r2p, uint32_t m) {
+  const uint32_t *gids = st->gids;
+  const uint16_t *rows = st->rows;
+  uint8_t *const base = st->recs.p;
+  const uint64_t rs = st->rec_size;
+  const uint32_t voff = a->voff, soff = a->soff, ign = a->ignore_nulls;
+  const reg_view r = view_of(r1), r2 = view_of(r2p);
+#define FOLD_LOOP(KIND, VT, SVT)                                                         \
+  for (uint32_t i = 0; i < m; i++) {                                                     \
+    uint32_t row = rows[i];                                                              \
+    fin x = {0};                                                                         \
+    x.valid = 1;                                                                         \
+    if ((KIND) != A_COUNT_ROWS) fin_reg(r, VT, row, &x);                                 \
+    if ((KIND) == A_SUM_DEC_MERGE)                                                       \
+      x.flag = !(r2.all_valid || r2.valid[row]) || ((const uint8_t *)r2.data)[row];      \
+    if ((KIND) == A_FIRST_MERGE)                                                         \
+      x.flag = (r2.all_valid || r2.valid[row]) && ((const uint8_t *)r2.data)[row];       \
+    uint8_t *rec = base + gids[i] * rs;                                                  \
+    fold(st, KIND, VT, SVT, ign, rec + voff, rec + soff, &x);                            \
+  }                                                                                      \
+  return;
+#define FOLD_SAME(KIND)                                              \
+  switch (a->in_vt) {                                                \
+    case HADOS_VT_I32: FOLD_LOOP(KIND, HADOS_VT_I32, HADOS_VT_I32)   \
+    case HADOS_VT_I64: FOLD_LOOP(KIND, HADOS_VT_I64, HADOS_VT_I64)   \
+    case HADOS_VT_F64: FOLD_LOOP(KIND, HADOS_VT_F64, HADOS_VT_F64)   \
+    case HADOS_VT_I128: FOLD_LOOP(KIND, HADOS_VT_I128, HADOS_VT_I128) \
+    case HADOS_VT_BOOL: FOLD_LOOP(KIND, HADOS_VT_BOOL, HADOS_VT_BOOL) \
+    case HADOS_VT_STR: FOLD_LOOP(KIND, HADOS_VT_STR, HADOS_VT_STR)   \
+  }                                                                  \
+  return;
+#define FOLD_DEC(KIND)                                                                      \
+  if (a->in_vt == HADOS_VT_I64 && a->st_vt == HADOS_VT_I64) { FOLD_LOOP(KIND, HADOS_VT_I64, HADOS_VT_I64) } \
+  if (a->in_vt == HADOS_VT_I64) { FOLD_LOOP(KIND, HADOS_VT_I64, HADOS_VT_I128) }             \
+  if (a->st_vt == HADOS_VT_I64) { FOLD_LOOP(KIND, HADOS_VT_I128, HADOS_VT_I64) }             \
+  FOLD_LOOP(KIND, HADOS_VT_I128, HADOS_VT_I128)
+  switch (a->kind) {
+    case A_COUNT_ROWS: FOLD_LOOP(A_COUNT_ROWS, 0, HADOS_VT_I64)
+    case A_COUNT: FOLD_LOOP(A_COUNT, 0, HADOS_VT_I64)
+    case A_COUNT_MERGE: FOLD_LOOP(A_COUNT_MERGE, HADOS_VT_I64, HADOS_VT_I64)
+    case A_SUM_INT:
+      if (a->in_vt == HADOS_VT_I32) { FOLD_LOOP(A_SUM_INT, HADOS_VT_I32, HADOS_VT_I64) }
+      FOLD_LOOP(A_SUM_INT, HADOS_VT_I64, HADOS_VT_I64)
+    case A_SUM_F64: FOLD_LOOP(A_SUM_F64, HADOS_VT_F64, HADOS_VT_F64)
+    case A_SUM_DEC: FOLD_DEC(A_SUM_DEC)
+    case A_SUM_DEC_MERGE: FOLD_DEC(A_SUM_DEC_MERGE)
+    case A_MIN: FOLD_SAME(A_MIN)
+    case A_MAX: FOLD_SAME(A_MAX)
+    case A_FIRST: FOLD_SAME(A_FIRST)
+    case A_FIRST_MERGE: FOLD_SAME(A_FIRST_MERGE)
+  }
+#undef FOLD_DEC
+#undef FOLD_SAME
+#undef FOLD_LOOP
+}
+
+static int is_str_value(const agg_col *a) { return a->st_vt == HADOS_VT_STR; }
+
+/* ---------------------------------------------------------------- create / free */
+
+static const char *vt_name(uint32_t vt) {
+  static const char *names[] = {"?", "BOOL", "I32", "I64", "F64", "I128", "STR"};
+  return vt <= HADOS_VT_STR ? names[vt] : "?";
+}
+
+static const char *func_name(uint32_t f) {
+  static const char *names[] = {"?", "SUM", "COUNT", "MIN", "MAX", "FIRST"};
+  return f <= HADOS_AGG_FIRST ? names[f] : "?";
+}
+
+static int vt_ok(uint32_t vt) { return vt >= HADOS_VT_BOOL && vt <= HADOS_VT_STR; }
+
+/* Resolves and checks aggregate j of the spec. */
+static int agg_resolve(const hados_agg *g, uint32_t j, agg_col *a) {
+  memset(a, 0, sizeof(*a));
+  a->arg = g->arg;
+  a->arg2 = g->arg2;
+  a->in_vt = g->in_vtype;
+  a->st_vt = g->out_vtype;
+  a->ignore_nulls = (g->flags & HADOS_AGGF_IGNORE_NULLS) != 0;
+  int merge = (g->flags & HADOS_AGGF_MERGE) != 0;
+  int dec = (g->flags & HADOS_AGGF_DECIMAL) != 0;
+  const char *fn = func_name(g->func);
+#define BAD(...) return soft_fail(HADOS_E_INVALID, __VA_ARGS__)
+  if (g->flags & ~(uint32_t)(HADOS_AGGF_DECIMAL | HADOS_AGGF_IGNORE_NULLS | HADOS_AGGF_MERGE))
+    BAD("soft agg: aggregate %u (%s): unknown flags 0x%x", j, fn, g->flags);
+  if (!(g->func == HADOS_AGG_COUNT && g->arg == NO_REG) && g->arg >= HADOS_MAX_REGISTERS)
+    BAD("soft agg: aggregate %u (%s): input register %u out of range (max %u)", j, fn, g->arg, HADOS_MAX_REGISTERS - 1);
+  if (g->arg != NO_REG && !vt_ok(g->in_vtype))
+    BAD("soft agg: aggregate %u (%s): unknown input value type %u", j, fn, g->in_vtype);
+  switch (g->func) {
+    case HADOS_AGG_COUNT:
+      if (g->out_vtype != HADOS_VT_I64) BAD("soft agg: aggregate %u (COUNT): output type %s, want I64", j, vt_name(g->out_vtype));
+      if (merge) {
+        if (g->arg == NO_REG || g->in_vtype != HADOS_VT_I64)
+          BAD("soft agg: aggregate %u (COUNT, merge): the input must be an I64 register of partial counts", j);
+        a->kind = A_COUNT_MERGE;
+      } else {
+        a->kind = g->arg == NO_REG ? A_COUNT_ROWS : A_COUNT;
+      }
+      a->mkind = A_COUNT_MERGE;
+      break;
+    case HADOS_AGG_SUM:
+      if (dec) {
+        if ((g->in_vtype != HADOS_VT_I64 && g->in_vtype != HADOS_VT_I128) ||
+            (g->out_vtype != HADOS_VT_I64 && g->out_vtype != HADOS_VT_I128))
+          BAD("soft agg: aggregate %u (SUM, decimal): %s -> %s; decimal sums take and give I64 or I128", j,
+              vt_name(g->in_vtype), vt_name(g->out_vtype));
+        if (merge && g->arg2 >= HADOS_MAX_REGISTERS)
+          BAD("soft agg: aggregate %u (SUM, decimal merge): isEmpty register %u out of range", j, g->arg2);
+        a->kind = merge ? A_SUM_DEC_MERGE : A_SUM_DEC;
+        a->mkind = A_SUM_DEC_MERGE;
+      } else if (g->in_vtype == HADOS_VT_F64) {
+        if (g->out_vtype != HADOS_VT_F64) BAD("soft agg: aggregate %u (SUM): F64 input, output %s, want F64", j, vt_name(g->out_vtype));
+        a->kind = a->mkind = A_SUM_F64;
+      } else if (g->in_vtype == HADOS_VT_I32 || g->in_vtype == HADOS_VT_I64) {
+        if (g->out_vtype != HADOS_VT_I64)
+          BAD("soft agg: aggregate %u (SUM): integer input, output %s, want I64", j, vt_name(g->out_vtype));
+        a->kind = a->mkind = A_SUM_INT;
+      } else {
+        BAD("soft agg: aggregate %u (SUM): input type %s is not summable (I128 needs AGGF_DECIMAL)", j, vt_name(g->in_vtype));
+      }
+      break;
+    case HADOS_AGG_MIN:
+    case HADOS_AGG_MAX:
+    case HADOS_AGG_FIRST:
+      if (g->out_vtype != g->in_vtype)
+        BAD("soft agg: aggregate %u (%s): output type %s differs from input type %s", j, fn, vt_name(g->out_vtype), vt_name(g->in_vtype));
+      if (g->func == HADOS_AGG_FIRST) {
+        if (merge && g->arg2 >= HADOS_MAX_REGISTERS)
+          BAD("soft agg: aggregate %u (FIRST, merge): valueSet register %u out of range", j, g->arg2);
+        a->kind = merge ? A_FIRST_MERGE : A_FIRST;
+        a->mkind = A_FIRST_MERGE;
+      } else {
+        a->kind = a->mkind = g->func == HADOS_AGG_MIN ? A_MIN : A_MAX;
+      }
+      break;
+    default: BAD("soft agg: aggregate %u: unknown function %u", j, g->func);
+  }
+#undef BAD
+  return HADOS_OK;
+}
+
+static uint32_t vt_width(uint32_t vt) {
+  switch (vt) {
+    case HADOS_VT_BOOL: return 1;
+    case HADOS_VT_I32: return 4;
+    case HADOS_VT_I128: return 16;
+    default: return 8;
+  }
+}
+
+/* Lays out the records: hash (8) + null mask (2) + padding, then fields by
+   decreasing alignment. */
+static void layout(soft_agg_state *st) {
+  uint32_t off = 16, maxal = 8;
+  for (uint32_t w = 16; w >= 1; w /= 2) {
+    for (uint32_t k = 0; k < st->n_keys; k++)
+      if (vt_width(st->keys[k].vt) == w) {
+        st->keys[k].off = off;
+        off += w;
+      }
+    for (uint32_t j = 0; j < st->n_aggs; j++) {
+      agg_col *a = &st->aggs[j];
+      uint32_t aw = a->st_vt == HADOS_VT_STR ? 16 : vt_width(a->st_vt);
+      if (a->kind == A_COUNT_ROWS || a->kind == A_COUNT || a->kind == A_COUNT_MERGE) aw = 8;
+      if (aw == w) {
+        a->voff = off;
+        off += w;
+      }
+    }
+    if (w == 1)
+      for (uint32_t j = 0; j < st->n_aggs; j++) st->aggs[j].soff = off++;
+    if (w == 16 && off > 16) maxal = 16;
+  }
+  st->rec_size = (off + maxal - 1) & ~(maxal - 1);
+}
+
+/* Sets up perfect hashing when the spec's domains allow it. */
+static int perfect_setup(soft_agg_state *st, const hados_agg_spec *spec) {
+  if (st->n_keys == 0) return HADOS_OK;
+  uint64_t size = 1;
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    uint32_t vt = st->keys[k].vt;
+    uint64_t c = spec->key_card[k];
+    if (c == 0 || c >= PERFECT_MAX || (vt != HADOS_VT_I32 && vt != HADOS_VT_I64 && vt != HADOS_VT_BOOL && vt != HADOS_VT_STR))
+      return HADOS_OK;
+    size *= c + 1;
+    if (size > PERFECT_MAX) return HADOS_OK;
+  }
+  uint64_t stride = 1;
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    key_col *kc = &st->keys[k];
+    kc->min = spec->key_min[k];
+    kc->card = spec->key_card[k];
+    kc->stride = stride;
+    stride *= kc->card + 1;
+  }
+  int e = blk_resize(st, &st->pindex, size * 4, 0, "perfect-hash index");
+  for (uint32_t k = 0; k < st->n_keys && !e; k++) {
+    key_col *kc = &st->keys[k];
+    if (kc->vt != HADOS_VT_STR) continue;
+    uint32_t slots = 4;
+    while (slots < kc->card * 2) slots *= 2;
+    kc->dict_mask = slots - 1;
+    e = blk_resize(st, &kc->dict, kc->card * sizeof(dict_ent) + (uint64_t)slots * 4, 0, "string key dictionary");
+  }
+  if (!e) st->perfect = 1;
+  return e;
+}
+
+static void state_release(soft_agg_state *st) {
+  soft_device *d = st->d;
+  blk_release(d, &st->recs);
+  blk_release(d, &st->table);
+  blk_release(d, &st->arena);
+  blk_release(d, &st->pindex);
+  for (uint32_t k = 0; k < st->n_keys; k++) blk_release(d, &st->keys[k].dict);
+  st->magic = 0;
+  agg_block self = st->self;
+  blk_release(d, &self);
+}
+
+int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out) {
+  if (!d || !spec || !out) return soft_fail(HADOS_E_INVALID, "soft agg: create needs a device, a spec and an output");
+  *out = NULL;
+  if (spec->n_keys > 16) return soft_fail(HADOS_E_INVALID, "soft agg: %u keys, at most 16", spec->n_keys);
+  if (spec->n_aggs > 64) return soft_fail(HADOS_E_INVALID, "soft agg: %u aggregates, at most 64", spec->n_aggs);
+  for (uint32_t k = 0; k < spec->n_keys; k++) {
+    if (spec->key_regs[k] >= HADOS_MAX_REGISTERS)
+      return soft_fail(HADOS_E_INVALID, "soft agg: key %u: register %u out of range", k, spec->key_regs[k]);
+    if (!vt_ok(spec->key_vtypes[k])) return soft_fail(HADOS_E_INVALID, "soft agg: key %u: unknown value type %u", k, spec->key_vtypes[k]);
+  }
+  agg_col aggs[64];
+  for (uint32_t j = 0; j < spec->n_aggs; j++) {
+    int e = agg_resolve(&spec->aggs[j], j, &aggs[j]);
+    if (e) return e;
+  }
+  uint64_t len = round_align(sizeof(soft_agg_state));
+  if (budget && len > budget)
+    return soft_fail(HADOS_E_NOMEM, "soft agg: the state needs %llu bytes, over the budget of %llu bytes", (unsigned long long)len,
+                     (unsigned long long)budget);
+  uint64_t off;
+  int e = soft_heap_alloc(&d->heap, len, &off);
+  if (e) return e;
+  atomic_fetch_add(&d->allocs, 1);
+  soft_agg_state *st = (soft_agg_state *)(d->mem + off);
+  memset(st, 0, sizeof(*st));
+  st->magic = AGG_MAGIC;
+  st->d = d;
+  st->budget = budget;
+  st->self.p = (uint8_t *)st;
+  st->self.bytes = len;
+  st->held = len;
+  st->n_keys = spec->n_keys;
+  st->n_aggs = spec->n_aggs;
+  for (uint32_t k = 0; k < st->n_keys; k++) st->keys[k].vt = spec->key_vtypes[k];
+  memcpy(st->aggs, aggs, sizeof(agg_col) * st->n_aggs);
+  layout(st);
+  e = perfect_setup(st, spec);
+  if (!e) {
+    st->cap_groups = st->n_keys == 0 ? 1 : st->perfect ? 64 : 256;
+    e = blk_resize(st, &st->recs, st->cap_groups * st->rec_size, 0, "group records");
+  }
+  if (!e && !st->perfect && st->n_keys) e = blk_resize(st, &st->table, TABLE_MIN * 8, 0, "hash table");
+  if (!e && st->n_keys == 0) { /* the one global group */
+    memset(st->recs.p, 0, st->rec_size);
+    st->n_groups = 1;
+  }
+  if (e) {
+    state_release(st);
+    return e;
+  }
+  *out = st;
+  return HADOS_OK;
+}
+
+void soft_agg_free(soft_agg_state *st) {
+  if (st && st->magic == AGG_MAGIC) state_release(st);
+}
+
+uint64_t soft_agg_addr(soft_device *d, const soft_agg_state *st) { return d->base + (uint64_t)((const uint8_t *)st - d->mem); }
+
+soft_agg_state *soft_agg_from_addr(soft_device *d, uint64_t addr) {
+  if (!d || addr < d->base || addr - d->base >= d->size) return NULL;
+  uint64_t off = addr - d->base, len;
+  if (soft_heap_lookup(&d->heap, off, &len) || len < sizeof(soft_agg_state)) return NULL;
+  soft_agg_state *st = (soft_agg_state *)(d->mem + off);
+  return st->magic == AGG_MAGIC && st->d == d ? st : NULL;
+}
+
+/* ---------------------------------------------------------------- update */
+
+static int check_reg(const soft_reg *r, uint32_t want, const char *what, uint32_t i) {
+  if (!r) return soft_fail(HADOS_E_INVALID, "soft agg: update: %s %u has no register", what, i);
+  if (r->vtype != want)
+    return soft_fail(HADOS_E_INVALID, "soft agg: update: %s %u is %s, the spec says %s", what, i, vt_name(r->vtype), vt_name(want));
+  return HADOS_OK;
+}
+
+static int update_check(const soft_agg_state *st, const soft_reg *const *keys, const soft_reg *const *args,
+                        const soft_reg *const *args2, const soft_vec *v) {
+  int e;
+  if (v->n > HADOS_VECTOR_SIZE) return soft_fail(HADOS_E_INVALID, "soft agg: update: vector of %u rows, at most %u", v->n, HADOS_VECTOR_SIZE);
+  if (v->sel) {
+    if (v->sel_n > v->n) return soft_fail(HADOS_E_INVALID, "soft agg: update: %u selected rows of %u", v->sel_n, v->n);
+    for (uint32_t i = 0; i < v->sel_n; i++)
+      if (v->sel[i] >= v->n) return soft_fail(HADOS_E_INVALID, "soft agg: update: selected row %u of a %u-row vector", v->sel[i], v->n);
+  }
+  for (uint32_t k = 0; k < st->n_keys; k++)
+    if ((e = check_reg(keys ? keys[k] : NULL, st->keys[k].vt, "key", k))) return e;
+  for (uint32_t j = 0; j < st->n_aggs; j++) {
+    const agg_col *a = &st->aggs[j];
+    if (a->kind == A_COUNT_ROWS) continue;
+    if ((e = check_reg(args ? args[j] : NULL, a->in_vt, "aggregate input", j))) return e;
+    if ((a->kind == A_SUM_DEC_MERGE || a->kind == A_FIRST_MERGE) &&
+        (e = check_reg(args2 ? args2[j] : NULL, HADOS_VT_BOOL, "aggregate second input", j)))
+      return e;
+  }
+  return HADOS_OK;
+}
+
+/* Finds (or inserts) the group of every selected row into st->gids. */
+static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  int e;
+  key_src s = {.regs = keys};
+  if (st->n_keys == 0) {
+    memset(st->gids, 0, m * sizeof(uint32_t));
+    return HADOS_OK;
+  }
+  if (st->perfect) {
+    e = rows_index(st, keys, m);
+    if (e < 0) return e;
+    if (e == 0) {
+      for (uint32_t i = 0; i < m; i++) {
+        s.row = st->rows[i];
+        if ((e = find_perfect(st, &s, st->idx[i], &st->gids[i]))) return e;
+      }
+      return HADOS_OK;
+    }
+    if ((e = switch_to_hash(st))) return e;
+  }
+  hash_rows(st, keys, m);
+  /* Prefetch the table slot PF_SLOT rows ahead and, once that slot is in
+     cache, the record it names PF_REC rows ahead: probes of a large table
+     then overlap their cache misses. */
+  enum { PF_SLOT = 16, PF_REC = 8 };
+  const uint64_t *h = st->hashes;
+  for (uint32_t i = 0; i < m && i < PF_SLOT; i++)
+    __builtin_prefetch(&((const uint64_t *)st->table.p)[h[i] & (st->table.bytes / 8 - 1)]);
+  for (uint32_t i = 0; i < m; i++) {
+    const uint64_t *tab = (const uint64_t *)st->table.p;
+    uint64_t mask = st->table.bytes / 8 - 1;
+    if (i + PF_SLOT < m) __builtin_prefetch(&tab[h[i + PF_SLOT] & mask]);
+    if (i + PF_REC < m) {
+      uint64_t v = tab[h[i + PF_REC] & mask];
+      if (v) __builtin_prefetch(rec_at(st, (uint32_t)v - 1)); /* a prefetch never faults */
+    }
+    s.row = st->rows[i];
+    if ((e = find_hash(st, &s, h[i], &st->gids[i]))) return e;
+  }
+  return HADOS_OK;
+}
+
+int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_reg *const *args,
+                    const soft_reg *const *args2, const soft_vec *v) {
+  if (!st || st->magic != AGG_MAGIC || !v) return soft_fail(HADOS_E_INVALID, "soft agg: update of an invalid state");
+  int e = update_check(st, keys, args, args2, v);
+  if (e) return e;
+  uint32_t m = v->sel ? v->sel_n : v->n;
+  if (m == 0) return HADOS_OK;
+  if (v->sel)
+    memcpy(st->rows, v->sel, m * sizeof(uint16_t));
+  else
+    for (uint32_t i = 0; i < m; i++) st->rows[i] = (uint16_t)i;
+
+  agg_snap snap;
+  snap_take(st, &snap);
+  e = assign_groups(st, keys, m);
+  if (!e) { /* string values may need arena space: reserve the worst case */
+    uint64_t need = 0;
+    for (uint32_t j = 0; j < st->n_aggs; j++) {
+      if (!is_str_value(&st->aggs[j])) continue;
+      const soft_reg *r = args[j];
+      const soft_str *sv = (const soft_str *)r->data;
+      for (uint32_t i = 0; i < m; i++)
+        if (r->all_valid || r->valid[st->rows[i]]) need += sv[st->rows[i]].len;
+    }
+    if (need) e = arena_reserve(st, need);
+  }
+  if (e) {
+    snap_restore(st, &snap);
+    return e;
+  }
+  for (uint32_t j = 0; j < st->n_aggs; j++)
+    fold_rows(st, &st->aggs[j], args ? args[j] : NULL, args2 ? args2[j] : NULL, m);
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+static int same_spec(const soft_agg_state *a, const soft_agg_state *b) {
+  if (a->n_keys != b->n_keys || a->n_aggs != b->n_aggs) return 0;
+  for (uint32_t k = 0; k < a->n_keys; k++)
+    if (a->keys[k].vt != b->keys[k].vt) return 0;
+  for (uint32_t j = 0; j < a->n_aggs; j++)
+    if (a->aggs[j].mkind != b->aggs[j].mkind || a->aggs[j].st_vt != b->aggs[j].st_vt ||
+        a->aggs[j].ignore_nulls != b->aggs[j].ignore_nulls)
+      return 0;
+  return 1;
+}
+
+/* Maps src's groups to dst's (inserting new ones) into map. */
+static int merge_groups(soft_agg_state *dst, const soft_agg_state *src, uint32_t *map) {
+  int e;
+  for (uint64_t g = 0; g < src->n_groups; g++) {
+    key_src s = {.st = src, .rec = rec_at(src, g)};
+    if (dst->n_keys == 0) {
+      map[g] = 0;
+      continue;
+    }
+    if (dst->perfect) {
+      uint32_t idx;
+      e = src_index(dst, &s, &idx);
+      if (e < 0) return e;
+      if (e == 0) {
+        if ((e = find_perfect(dst, &s, idx, &map[g]))) return e;
+        continue;
+      }
+      if ((e = switch_to_hash(dst))) return e;
+    }
+    uint64_t h;
+    if (src->perfect)
+      h = hash_src(dst, &s);
+    else
+      memcpy(&h, s.rec, 8);
+    if ((e = find_hash(dst, &s, h, &map[g]))) return e;
+  }
+  return HADOS_OK;
+}
+
+int soft_agg_merge(soft_agg_state *dst, const soft_agg_state *src) {
+  if (!dst || !src || dst->magic != AGG_MAGIC || src->magic != AGG_MAGIC)
+    return soft_fail(HADOS_E_INVALID, "soft agg: merge of an invalid state");
+  if (dst == src) return soft_fail(HADOS_E_INVALID, "soft agg: merge of a state into itself");
+  if (!same_spec(dst, src)) return soft_fail(HADOS_E_INVALID, "soft agg: merge of states with different specs");
+  if (src->n_groups == 0) return HADOS_OK;
+  uint32_t *map = malloc(src->n_groups * sizeof(uint32_t));
+  if (!map) return soft_fail(HADOS_E_NOMEM, "soft agg: merge: no host memory for %llu group ids", (unsigned long long)src->n_groups);
+  agg_snap snap;
+  snap_take(dst, &snap);
+  int e = merge_groups(dst, src, map);
+  if (!e) {
+    uint64_t need = 0;
+    for (uint32_t j = 0; j < src->n_aggs; j++) {
+      const agg_col *a = &src->aggs[j];
+      if (!is_str_value(a)) continue;
+      for (uint64_t g = 0; g < src->n_groups; g++) {
+        fin x = {0};
+        fin_acc(src, a, rec_at(src, g), &x);
+        if (x.valid) need += x.len;
+      }
+    }
+    if (need) e = arena_reserve(dst, need);
+  }
+  if (e) {
+    snap_restore(dst, &snap);
+    free(map);
+    return e;
+  }
+  for (uint64_t g = 0; g < src->n_groups; g++) {
+    const uint8_t *srec = rec_at(src, g);
+    uint8_t *drec = rec_at(dst, map[g]);
+    for (uint32_t j = 0; j < dst->n_aggs; j++) {
+      const agg_col *a = &dst->aggs[j];
+      fin x = {0};
+      fin_acc(src, &src->aggs[j], srec, &x);
+      fold(dst, a->mkind, a->st_vt, a->st_vt, a->ignore_nulls, drec + a->voff, drec + a->soff, &x);
+    }
+  }
+  free(map);
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- emit */
+
+/* What output column c holds. */
+typedef struct out_src {
+  uint32_t key;  /* 1: key idx; 0: aggregate idx */
+  uint32_t idx;
+  uint32_t flag; /* aggregate's BOOL column (isEmpty / valueSet) */
+  uint32_t vt;
+} out_src;
+
+static uint32_t out_layout(const soft_agg_state *st, out_src *o) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < st->n_keys; k++) o[n++] = (out_src){1, k, 0, st->keys[k].vt};
+  for (uint32_t j = 0; j < st->n_aggs; j++) {
+    const agg_col *a = &st->aggs[j];
+    o[n++] = (out_src){0, j, 0, a->st_vt};
+    if (a->mkind == A_SUM_DEC_MERGE || a->mkind == A_FIRST_MERGE) o[n++] = (out_src){0, j, 1, HADOS_VT_BOOL};
+  }
+  return n;
+}
+
+/* The value of output column o for group rec. */
+static void out_value(const soft_agg_state *st, const out_src *o, const uint8_t *rec, fin *x) {
+  if (o->key) {
+    kval k;
+    kval_rec(st, rec, o->idx, &k);
+    x->valid = !k.null;
+    x->p = k.p;
+    x->len = k.len;
+    switch (o->vt) {
+      case HADOS_VT_I32: x->i = (int32_t)(uint32_t)k.lo; break;
+      case HADOS_VT_F64: memcpy(&x->f, &k.lo, 8); break;
+      case HADOS_VT_I128: x->i = (i128)(((unsigned __int128)k.hi << 64) | k.lo); break;
+      default: x->i = (int64_t)k.lo; break;
+    }
+    return;
+  }
+  fin_acc(st, &st->aggs[o->idx], rec, x);
+  if (o->flag) {
+    x->i = x->flag;
+    x->valid = 1;
+  }
+}
+
+static int emit_column(soft_device *d, const soft_agg_state *st, const hados_column *col, uint32_t c, const out_src *o) {
+  uint64_t n = st->n_groups;
+  uint8_t *valid = NULL, *data, *offs = NULL;
+  int e;
+  int large = (col->flags & HADOS_COLF_LARGE) != 0;
+  if (n == 0 && o->vt != HADOS_VT_STR) return HADOS_OK; /* nothing to write; buffers may be absent */
+  if (n && col->validity && (e = soft_range(d, col->validity, (n + 7) / 8, &valid))) return e;
+  if (o->vt == HADOS_VT_STR) {
+    data = NULL;
+    if ((e = soft_range(d, col->offsets, (n + 1) * (large ? 8 : 4), &offs)) ||
+        (col->capacity && (e = soft_range(d, col->data, col->capacity, &data))))
+      return e;
+  } else {
+    uint64_t bytes = o->vt == HADOS_VT_BOOL ? (n + 7) / 8 : n * vt_width(o->vt);
+    if ((e = soft_range(d, col->data, bytes, &data))) return e;
+  }
+  if (valid) memset(valid, 0, (n + 7) / 8);
+  if (o->vt == HADOS_VT_BOOL) memset(data, 0, (n + 7) / 8);
+  uint64_t pos = 0;
+  for (uint64_t g = 0; g < n; g++) {
+    fin x = {0};
+    out_value(st, o, rec_at(st, g), &x);
+    if (x.valid && valid) valid[g / 8] |= (uint8_t)(1u << (g % 8));
+    if (!x.valid && !valid)
+      return soft_fail(HADOS_E_INVALID, "soft agg: emit: output column %u has no validity bitmap but group %llu is null", c,
+                       (unsigned long long)g);
+    switch (o->vt) {
+      case HADOS_VT_BOOL:
+        if (x.valid && x.i) data[g / 8] |= (uint8_t)(1u << (g % 8));
+        break;
+      case HADOS_VT_I32: {
+        int32_t v = x.valid ? (int32_t)x.i : 0;
+        memcpy(data + 4 * g, &v, 4);
+        break;
+      }
+      case HADOS_VT_I64: {
+        int64_t v = x.valid ? (int64_t)x.i : 0;
+        memcpy(data + 8 * g, &v, 8);
+        break;
+      }
+      case HADOS_VT_F64: {
+        double v = x.valid ? x.f : 0;
+        memcpy(data + 8 * g, &v, 8);
+        break;
+      }
+      case HADOS_VT_I128: {
+        i128 v = x.valid ? x.i : 0;
+        memcpy(data + 16 * g, &v, 16);
+        break;
+      }
+      case HADOS_VT_STR: {
+        if (large) {
+          int64_t p = (int64_t)pos;
+          memcpy(offs + 8 * g, &p, 8);
+        } else {
+          int32_t p = (int32_t)pos;
+          memcpy(offs + 4 * g, &p, 4);
+        }
+        if (x.valid && x.len) {
+          memcpy(data + pos, x.p, x.len);
+          pos += x.len;
+        }
+        break;
+      }
+    }
+  }
+  if (o->vt == HADOS_VT_STR) {
+    if (large) {
+      int64_t p = (int64_t)pos;
+      memcpy(offs + 8 * n, &p, 8);
+    } else {
+      int32_t p = (int32_t)pos;
+      memcpy(offs + 4 * n, &p, 4);
+    }
+  }
+  return HADOS_OK;
+}
+
+int soft_agg_emit(soft_device *d, const soft_agg_state *st, const hados_agg_out *out, uint64_t *n) {
+  if (!d || !st || st->magic != AGG_MAGIC || !out || !n) return soft_fail(HADOS_E_INVALID, "soft agg: emit of an invalid state");
+  *n = 0;
+  out_src os[16 + 128];
+  uint32_t nc = out_layout(st, os);
+  if (out->n_cols != nc)
+    return soft_fail(HADOS_E_INVALID, "soft agg: emit: %llu output columns, the spec gives %u (keys, then buffers)",
+                     (unsigned long long)out->n_cols, nc);
+  for (uint32_t c = 0; c < nc; c++) {
+    const hados_column *col = &out->cols[c];
+    if (col->vtype != os[c].vt)
+      return soft_fail(HADOS_E_INVALID, "soft agg: emit: output column %u is %s, the state gives %s", c, vt_name(col->vtype),
+                       vt_name(os[c].vt));
+    if (col->offset || (col->flags & HADOS_COLF_DICT) || (col->flags & HADOS_COLF_LARGE && os[c].vt != HADOS_VT_STR))
+      return soft_fail(HADOS_E_INVALID, "soft agg: emit: output column %u must have offset 0 and no DICT flag", c);
+  }
+  if (out->capacity_rows < st->n_groups) {
+    *n = st->n_groups;
+    return soft_fail(HADOS_E_NOMEM, "soft agg: emit: %llu groups, capacity %llu rows", (unsigned long long)st->n_groups,
+                     (unsigned long long)out->capacity_rows);
+  }
+  for (uint32_t c = 0; c < nc; c++) { /* string bytes first: nothing written when short */
+    if (os[c].vt != HADOS_VT_STR) continue;
+    uint64_t bytes = 0;
+    for (uint64_t g = 0; g < st->n_groups; g++) {
+      fin x = {0};
+      out_value(st, &os[c], rec_at(st, g), &x);
+      if (x.valid) bytes += x.len;
+    }
+    const hados_column *col = &out->cols[c];
+    if (bytes > col->capacity || (!(col->flags & HADOS_COLF_LARGE) && bytes > INT32_MAX)) {
+      *n = st->n_groups;
+      return soft_fail(HADOS_E_NOMEM, "soft agg: emit: string column %u needs %llu bytes for %llu groups, capacity %llu bytes", c,
+                       (unsigned long long)bytes, (unsigned long long)st->n_groups, (unsigned long long)col->capacity);
+    }
+  }
+  for (uint32_t c = 0; c < nc; c++) {
+    int e = emit_column(d, st, &out->cols[c], c, &os[c]);
+    if (e) return e;
+  }
+  *n = st->n_groups;
+  return HADOS_OK;
+}

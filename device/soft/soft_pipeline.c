@@ -1,0 +1,1045 @@
+/*
+ * soft_pipeline.c — the software DPU's pipeline interpreter
+ * (HADOS_OP_PIPELINE, hados_pipeline.h; internals in soft_pipeline.h).
+ *
+ * A run has three phases.
+ *
+ * Decode. Every field of the descriptor is checked before anything is
+ * executed: magic, version, size, each section inside the descriptor and
+ * 8-byte aligned, register / constant / column indices, kernel numbers,
+ * flags, kernel parameters, and the value type of every operand and
+ * destination against the kernel's signature (the table in check_insn). A
+ * register must be written by an earlier instruction before it is read (or
+ * projected, or aggregated), so no kernel ever reads storage no kernel
+ * wrote. Errors are E_INVALID naming the field, the instruction and the
+ * value.
+ *
+ * Bind. The columns are checked against the op's row range: the range lies
+ * within each column's length; the validity bitmap, values, string
+ * offsets, dictionary offsets and string bytes that the rows touch lie in
+ * device memory (soft_range, E_FAULT otherwise); string offsets are
+ * non-decreasing over the touched rows. The sink's output columns or
+ * aggregation state are checked the same way.
+ *
+ * Execute. Rows [row_begin, row_end) go through in vectors of up to
+ * HADOS_VECTOR_SIZE rows: the selection starts as all rows, instructions
+ * run in order (FILTER narrows it; an empty selection ends the vector),
+ * then the sink takes the selected rows. Registers live in one scratch
+ * block allocated per run (values, validity bytes, broadcast copies of the
+ * constants used as operands, and a string arena for kernels that make
+ * strings) and freed at its end. Fixed-width columns without nulls are
+ * aliased, not copied.
+ *
+ * Conventions beyond the header: an instruction's `vtype` is the operand
+ * type for comparisons, SELECT and arithmetic, and the result type for
+ * casts and decimal kernels; CAST_INT_TO_STR and CAST_TO_F64 read the
+ * register type of a (CAST_TO_F64 also checks p2 against it); the string
+ * predicates (STARTS_WITH, ENDS_WITH, CONTAINS, LIKE) need b to be a
+ * constant (HADOS_IF_B_CONST). SINK_PROJECT output columns start at row 0
+ * (offset 0), take int32 string offsets, and a null may only be written to
+ * a column with a validity bitmap. On E_NOMEM the op's result is the
+ * number of rows placed.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soft_pipeline.h"
+#include "soft_vkernels.h"
+
+#define VS HADOS_VECTOR_SIZE
+#define MAX_CONST_OPERANDS 256u
+
+/* ---------------------------------------------------------------- kernel table */
+static soft_vktab tables[3];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void tables_init(void) {
+  for (uint32_t s = 0; s < 3; s++) {
+    tables[s].simd = s;
+    soft_vk_register_cmp(tables[s].fn, s);
+    soft_vk_register_arith(tables[s].fn, s);
+    soft_vk_register_cast(tables[s].fn, s);
+    soft_vk_register_str(tables[s].fn, s);
+    tables[s].cmp_filter = soft_vk_cmp_filter(s);
+  }
+}
+
+const soft_vktab *soft_vk_table(uint32_t simd) {
+  pthread_once(&tables_once, tables_init);
+  return &tables[simd > HADOS_SIMD_AVX512 ? HADOS_SIMD_SCALAR : simd];
+}
+
+static const char *const knames[HADOS_K__COUNT] = {
+    [HADOS_K_NOP] = "NOP", [HADOS_K_COLUMN] = "COLUMN", [HADOS_K_CONST] = "CONST", [HADOS_K_EQ] = "EQ",
+    [HADOS_K_NE] = "NE", [HADOS_K_LT] = "LT", [HADOS_K_LE] = "LE", [HADOS_K_GT] = "GT", [HADOS_K_GE] = "GE",
+    [HADOS_K_EQ_NULLSAFE] = "EQ_NULLSAFE", [HADOS_K_AND] = "AND", [HADOS_K_OR] = "OR", [HADOS_K_NOT] = "NOT",
+    [HADOS_K_IS_NULL] = "IS_NULL", [HADOS_K_IS_NOT_NULL] = "IS_NOT_NULL", [HADOS_K_IN] = "IN",
+    [HADOS_K_FILTER] = "FILTER", [HADOS_K_SELECT] = "SELECT", [HADOS_K_ADD] = "ADD", [HADOS_K_SUB] = "SUB",
+    [HADOS_K_MUL] = "MUL", [HADOS_K_DIV] = "DIV", [HADOS_K_MOD] = "MOD", [HADOS_K_NEG] = "NEG",
+    [HADOS_K_DEC_ADD] = "DEC_ADD", [HADOS_K_DEC_SUB] = "DEC_SUB", [HADOS_K_DEC_MUL] = "DEC_MUL",
+    [HADOS_K_DEC_DIV] = "DEC_DIV", [HADOS_K_DEC_MOD] = "DEC_MOD", [HADOS_K_DEC_CHECK] = "DEC_CHECK",
+    [HADOS_K_DEC_RESCALE] = "DEC_RESCALE", [HADOS_K_CAST_I32_I64] = "CAST_I32_I64",
+    [HADOS_K_CAST_I64_I32] = "CAST_I64_I32", [HADOS_K_CAST_TO_F64] = "CAST_TO_F64",
+    [HADOS_K_CAST_F64_TO_DEC] = "CAST_F64_TO_DEC", [HADOS_K_CAST_DEC_TO_INT] = "CAST_DEC_TO_INT",
+    [HADOS_K_CAST_INT_TO_DEC] = "CAST_INT_TO_DEC", [HADOS_K_CAST_F64_TO_INT] = "CAST_F64_TO_INT",
+    [HADOS_K_CAST_STR_TO_DATE] = "CAST_STR_TO_DATE", [HADOS_K_CAST_DATE_TO_STR] = "CAST_DATE_TO_STR",
+    [HADOS_K_CAST_STR_TO_INT] = "CAST_STR_TO_INT", [HADOS_K_CAST_STR_TO_F64] = "CAST_STR_TO_F64",
+    [HADOS_K_CAST_INT_TO_STR] = "CAST_INT_TO_STR", [HADOS_K_CAST_STR_TO_DEC] = "CAST_STR_TO_DEC",
+    [HADOS_K_CAST_TS_TO_DATE] = "CAST_TS_TO_DATE", [HADOS_K_CAST_DATE_TO_TS] = "CAST_DATE_TO_TS",
+    [HADOS_K_YEAR] = "YEAR", [HADOS_K_MONTH] = "MONTH", [HADOS_K_DAY] = "DAY", [HADOS_K_DATE_ADD] = "DATE_ADD",
+    [HADOS_K_STARTS_WITH] = "STARTS_WITH", [HADOS_K_ENDS_WITH] = "ENDS_WITH", [HADOS_K_CONTAINS] = "CONTAINS",
+    [HADOS_K_LIKE] = "LIKE", [HADOS_K_SUBSTR] = "SUBSTR", [HADOS_K_LENGTH] = "LENGTH",
+};
+
+const char *soft_vk_name(uint32_t op, char buf[16]) {
+  if (op < HADOS_K__COUNT && knames[op]) return knames[op];
+  snprintf(buf, 16, "k%u", op);
+  return buf;
+}
+
+static const char *vt_name(uint32_t vt) {
+  static const char *const n[] = {"?", "BOOL", "I32", "I64", "F64", "I128", "STR"};
+  return vt <= HADOS_VT_STR ? n[vt] : "?";
+}
+
+static int vt_ok(uint32_t vt) { return vt >= HADOS_VT_BOOL && vt <= HADOS_VT_STR; }
+
+/* Unaligned little-endian loads from device memory. */
+static inline int32_t ld_i32(const uint8_t *p) {
+  int32_t x;
+  memcpy(&x, p, 4);
+  return x;
+}
+static inline int64_t ld_i64(const uint8_t *p) {
+  int64_t x;
+  memcpy(&x, p, 8);
+  return x;
+}
+
+/* ---------------------------------------------------------------- decoded program */
+/* One instruction with its operands resolved. */
+typedef struct pl_step {
+  hados_insn in;
+  int32_t ca, cb;               /* constant number of a / b, -1 for a register */
+  uint8_t use_a, use_b, use_c;  /* operands the kernel reads */
+  uint8_t fuse_filter;          /* compare fused with the FILTER that follows (skipped) */
+} pl_step;
+
+/* A bound input column (host pointers into device memory). */
+typedef struct pl_col {
+  hados_column c;
+  uint32_t width;               /* bytes per value; BOOL: 0 (bits); STR: offset width; DICT: 4 */
+  int all_valid;
+  const uint8_t *validity, *data, *offsets, *dict_data, *dict_offsets;
+} pl_col;
+
+/* A bound SINK_PROJECT output column. */
+typedef struct pl_out {
+  hados_column c;
+  uint8_t *validity, *data, *offsets;
+  uint64_t used;                /* string bytes written */
+} pl_out;
+
+/* The decoded pipeline and its run state. Owns steps, cols, cv, outs and
+   scratch (malloc), released by prog_free. */
+typedef struct pl_prog {
+  soft_device *d;
+  const uint8_t *base;
+  uint32_t size;
+  hados_pipeline h;
+  uint8_t vt[HADOS_MAX_REGISTERS];
+  pl_step *steps;
+  pl_col *cols;
+  soft_cval *cv;
+  int32_t *creg_of;             /* constant number -> broadcast register slot, -1 none */
+  uint32_t n_creg;
+  uint16_t proj[HADOS_MAX_REGISTERS * 4];
+  uint32_t n_proj;
+  hados_agg_spec agg;
+  uint64_t arena_bytes;         /* string arena per vector */
+  /* run state */
+  soft_reg *regs;               /* n_regs registers, then n_creg constant registers */
+  void *scratch;
+  pl_out *outs;
+  uint64_t out_cap, out_rows;
+  soft_agg_state *agg_state;
+} pl_prog;
+
+static void prog_free(pl_prog *P) {
+  free(P->steps);
+  free(P->cols);
+  free(P->cv);
+  free(P->creg_of);
+  free(P->outs);
+  free(P->regs);
+  free(P->scratch);
+}
+
+#define BAD(...) soft_fail(HADOS_E_INVALID, "pipeline: " __VA_ARGS__)
+
+/* A section of n elements of `elem` bytes at off lies within the descriptor. */
+static int section(const pl_prog *P, const char *what, uint32_t off, uint64_t n, uint64_t elem, uint32_t align) {
+  if (off % align) return BAD("%s section at offset %u is not %u-byte aligned", what, off, align);
+  if ((uint64_t)off + n * elem > P->size)
+    return BAD("%s section [%u, +%llu) exceeds the descriptor size %u", what, off, (unsigned long long)(n * elem), P->size);
+  return HADOS_OK;
+}
+
+static int decode_header(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
+  uint8_t *p;
+  int st;
+  if (len < sizeof(hados_pipeline))
+    return BAD("descriptor of %llu bytes, the header alone is %zu", (unsigned long long)len, sizeof(hados_pipeline));
+  if ((st = soft_range(d, desc, len, &p))) return st;
+  if ((uintptr_t)p % 8) return BAD("descriptor at 0x%llx is not 8-byte aligned", (unsigned long long)desc);
+  memcpy(&P->h, p, sizeof P->h);
+  const hados_pipeline *h = &P->h;
+  if (h->magic != HADOS_PIPELINE_MAGIC) return BAD("bad magic 0x%08x (want 0x%08x)", h->magic, HADOS_PIPELINE_MAGIC);
+  if (h->version != HADOS_PIPELINE_VERSION) return BAD("unsupported version %u (want %u)", h->version, HADOS_PIPELINE_VERSION);
+  if (h->size < sizeof(hados_pipeline) || h->size > len)
+    return BAD("size field %u outside [%zu, %llu] (the op's length)", h->size, sizeof(hados_pipeline), (unsigned long long)len);
+  P->base = p;
+  P->size = h->size;
+  if (h->n_regs > HADOS_MAX_REGISTERS) return BAD("n_regs %u exceeds %u", h->n_regs, HADOS_MAX_REGISTERS);
+  if (h->n_columns > HADOS_MAX_COLUMNS) return BAD("n_columns %u exceeds %u", h->n_columns, HADOS_MAX_COLUMNS);
+  if (h->n_insns > HADOS_MAX_INSNS) return BAD("n_insns %u exceeds %u", h->n_insns, HADOS_MAX_INSNS);
+  if ((st = section(P, "register types", h->reg_vtypes_off, h->n_regs, 1, 1)) ||
+      (st = section(P, "columns", h->columns_off, h->n_columns, sizeof(hados_column), 8)) ||
+      (st = section(P, "constants", h->consts_off, h->n_consts, sizeof(hados_const), 8)) ||
+      (st = section(P, "instructions", h->insns_off, h->n_insns, sizeof(hados_insn), 8)) ||
+      (st = section(P, "strings", h->strings_off, h->strings_len, 1, 1)))
+    return st;
+  for (uint32_t r = 0; r < h->n_regs; r++) {
+    P->vt[r] = p[h->reg_vtypes_off + r];
+    if (!vt_ok(P->vt[r])) return BAD("register %u has unknown value type %u", r, P->vt[r]);
+  }
+  return HADOS_OK;
+}
+
+static int decode_consts(pl_prog *P) {
+  uint32_t n = P->h.n_consts;
+  if (!n) return HADOS_OK;
+  P->cv = calloc(n, sizeof *P->cv);
+  P->creg_of = malloc(sizeof(int32_t) * n);
+  if (!P->cv || !P->creg_of) return soft_fail(HADOS_E_NOMEM, "pipeline: %u constants: out of host memory", n);
+  for (uint32_t i = 0; i < n; i++) {
+    hados_const c;
+    memcpy(&c, P->base + P->h.consts_off + i * sizeof c, sizeof c);
+    soft_cval *v = &P->cv[i];
+    P->creg_of[i] = -1;
+    if (!vt_ok(c.vtype)) return BAD("constant %u has unknown value type %u", i, c.vtype);
+    if (c.is_null > 1) return BAD("constant %u: is_null %u (want 0 or 1)", i, c.is_null);
+    v->vtype = c.vtype;
+    v->is_null = c.is_null;
+    switch (c.vtype) {
+      case HADOS_VT_BOOL: v->i = c.lo != 0; break;
+      case HADOS_VT_I32: v->i = (int32_t)c.lo; break;
+      case HADOS_VT_I64: v->i = (int64_t)c.lo; break;
+      case HADOS_VT_F64: memcpy(&v->f, &c.lo, 8); break;
+      case HADOS_VT_I128: v->x = (i128)(((u128)c.hi << 64) | c.lo); break;
+      default:
+        if (c.hi > P->size || c.lo > P->size - c.hi)
+          return BAD("constant %u: string [%llu, +%llu) exceeds the descriptor size %u", i, (unsigned long long)c.lo,
+                     (unsigned long long)c.hi, P->size);
+        v->s.ptr = P->base + c.lo;
+        v->s.len = (uint32_t)c.hi;
+    }
+    if (c.vtype != HADOS_VT_I128) v->x = v->i;
+  }
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- type checking */
+typedef struct chk {
+  pl_prog *P;
+  uint32_t idx;
+  const char *name;
+  uint8_t written[HADOS_MAX_REGISTERS];
+  char nb[16];
+} chk;
+
+#define IBAD(C, FMT, ...) BAD("instruction %u (%s): " FMT, (C)->idx, (C)->name, __VA_ARGS__)
+
+/* Checks operand `which` (a/b/c) of the instruction; want = 0: any type.
+   Its type goes to *got. */
+static int operand(chk *C, pl_step *s, char which, uint32_t want, uint32_t *got) {
+  pl_prog *P = C->P;
+  uint16_t r = which == 'a' ? s->in.a : which == 'b' ? s->in.b : s->in.c;
+  int is_const = (which == 'a' && (s->in.flags & HADOS_IF_A_CONST)) || (which == 'b' && (s->in.flags & HADOS_IF_B_CONST));
+  uint32_t vt;
+  if (is_const) {
+    if (r >= P->h.n_consts) return IBAD(C, "constant operand %c = %u, the pipeline has %u constants", which, r, P->h.n_consts);
+    vt = P->cv[r].vtype;
+    if (P->creg_of[r] < 0) {
+      if (P->n_creg == MAX_CONST_OPERANDS) return IBAD(C, "more than %u constants used as operands", MAX_CONST_OPERANDS);
+      P->creg_of[r] = (int32_t)P->n_creg++;
+    }
+    if (which == 'a') s->ca = r;
+    else s->cb = r;
+  } else {
+    if (r >= P->h.n_regs) return IBAD(C, "operand %c = register %u, the pipeline has %u registers", which, r, P->h.n_regs);
+    if (!C->written[r]) return IBAD(C, "operand %c reads register %u before any instruction writes it", which, r);
+    vt = P->vt[r];
+  }
+  if (want && vt != want)
+    return IBAD(C, "operand %c %s %u is %s, the kernel needs %s", which, is_const ? "constant" : "register", r, vt_name(vt),
+                vt_name(want));
+  if (which == 'a') s->use_a = 1;
+  else if (which == 'b') s->use_b = 1;
+  else s->use_c = 1;
+  if (got) *got = vt;
+  return HADOS_OK;
+}
+
+static int dest(chk *C, const pl_step *s, uint32_t want) {
+  uint16_t r = s->in.dst;
+  if (r >= C->P->h.n_regs) return IBAD(C, "destination register %u, the pipeline has %u registers", r, C->P->h.n_regs);
+  if (C->P->vt[r] != want)
+    return IBAD(C, "destination register %u is %s, the kernel writes %s", r, vt_name(C->P->vt[r]), vt_name(want));
+  C->written[r] = 1;
+  return HADOS_OK;
+}
+
+static int in_set(uint32_t v, uint32_t a, uint32_t b) { return v == a || v == b; }
+
+#define TRY(x) \
+  do {         \
+    int st_ = (x); \
+    if (st_) return st_; \
+  } while (0)
+#define NEED(cond, FMT, ...) \
+  do {                       \
+    if (!(cond)) return IBAD(C, FMT, __VA_ARGS__); \
+  } while (0)
+
+static int check_insn(chk *C, pl_step *s) {
+  pl_prog *P = C->P;
+  const hados_insn *in = &s->in;
+  uint32_t T = in->vtype, op = in->op, t = 0;
+  if (in->flags & ~(HADOS_IF_A_CONST | HADOS_IF_B_CONST)) return IBAD(C, "unknown flags 0x%x", in->flags);
+  switch (op) {
+    case HADOS_K_NOP:
+      return HADOS_OK;
+    case HADOS_K_COLUMN:
+      NEED(in->p1 >= 0 && (uint32_t)in->p1 < P->h.n_columns, "column %d, the pipeline has %u columns", in->p1, P->h.n_columns);
+      NEED(vt_ok(P->cols[in->p1].c.vtype), "column %d has unknown value type %u", in->p1, P->cols[in->p1].c.vtype);
+      NEED(T == P->cols[in->p1].c.vtype, "vtype %s, column %d is %s", vt_name(T), in->p1, vt_name(P->cols[in->p1].c.vtype));
+      return dest(C, s, T);
+    case HADOS_K_CONST:
+      NEED(in->p1 >= 0 && (uint32_t)in->p1 < P->h.n_consts, "constant %d, the pipeline has %u constants", in->p1,
+           P->h.n_consts);
+      NEED(T == P->cv[in->p1].vtype, "vtype %u, constant %d is %s", T, in->p1, vt_name(P->cv[in->p1].vtype));
+      if (P->creg_of[in->p1] < 0) {
+        NEED(P->n_creg < MAX_CONST_OPERANDS, "more than %u constants used as operands", MAX_CONST_OPERANDS);
+        P->creg_of[in->p1] = (int32_t)P->n_creg++;
+      }
+      return dest(C, s, T);
+    case HADOS_K_EQ: case HADOS_K_NE: case HADOS_K_LT: case HADOS_K_LE: case HADOS_K_GT: case HADOS_K_GE:
+    case HADOS_K_EQ_NULLSAFE:
+      NEED(vt_ok(T), "unknown operand vtype %u", T);
+      TRY(operand(C, s, 'a', T, NULL));
+      TRY(operand(C, s, 'b', T, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_AND: case HADOS_K_OR:
+      TRY(operand(C, s, 'a', HADOS_VT_BOOL, NULL));
+      TRY(operand(C, s, 'b', HADOS_VT_BOOL, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_NOT:
+      TRY(operand(C, s, 'a', HADOS_VT_BOOL, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_IS_NULL: case HADOS_K_IS_NOT_NULL:
+      TRY(operand(C, s, 'a', 0, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_IN:
+      NEED(vt_ok(T), "unknown operand vtype %u", T);
+      NEED(in->p1 >= 0 && in->p2 >= 0 && (uint64_t)in->p1 + (uint64_t)in->p2 <= P->h.n_consts,
+           "constants [%d, +%d) outside the %u constants", in->p1, in->p2, P->h.n_consts);
+      for (int32_t j = 0; j < in->p2; j++)
+        NEED(P->cv[in->p1 + j].vtype == T, "IN constant %d is %s, the operand %s", in->p1 + j,
+             vt_name(P->cv[in->p1 + j].vtype), vt_name(T));
+      TRY(operand(C, s, 'a', T, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_FILTER:
+      return operand(C, s, 'a', HADOS_VT_BOOL, NULL);
+    case HADOS_K_SELECT:
+      NEED(vt_ok(T), "unknown operand vtype %u", T);
+      TRY(operand(C, s, 'a', T, NULL));
+      TRY(operand(C, s, 'b', T, NULL));
+      TRY(operand(C, s, 'c', HADOS_VT_BOOL, NULL));
+      return dest(C, s, T);
+    case HADOS_K_ADD: case HADOS_K_SUB: case HADOS_K_MUL: case HADOS_K_DIV: case HADOS_K_MOD:
+      NEED(T == HADOS_VT_I32 || T == HADOS_VT_I64 || T == HADOS_VT_F64, "vtype %s, the kernel takes I32, I64 or F64", vt_name(T));
+      TRY(operand(C, s, 'a', T, NULL));
+      TRY(operand(C, s, 'b', T, NULL));
+      return dest(C, s, T);
+    case HADOS_K_NEG:
+      NEED(T == HADOS_VT_I32 || T == HADOS_VT_I64 || T == HADOS_VT_F64, "vtype %s, the kernel takes I32, I64 or F64", vt_name(T));
+      TRY(operand(C, s, 'a', T, NULL));
+      return dest(C, s, T);
+    case HADOS_K_DEC_ADD: case HADOS_K_DEC_SUB: case HADOS_K_DEC_MUL: case HADOS_K_DEC_DIV: case HADOS_K_DEC_MOD:
+      NEED(in_set(T, HADOS_VT_I64, HADOS_VT_I128), "result vtype %s, decimals are I64 or I128", vt_name(T));
+      NEED(in_set((uint32_t)in->p2, HADOS_VT_I64, HADOS_VT_I128) && in_set((uint32_t)in->p3, HADOS_VT_I64, HADOS_VT_I128),
+           "input storage types p2 = %d, p3 = %d (want I64 = 3 or I128 = 5)", in->p2, in->p3);
+      if (op == HADOS_K_DEC_MUL) NEED(in->p1 >= 0 && in->p1 <= 255, "scale reduction p1 = %d outside [0, 255]", in->p1);
+      if (op == HADOS_K_DEC_DIV) NEED(in->p1 >= -76 && in->p1 <= 76, "scale shift p1 = %d outside [-76, 76]", in->p1);
+      if (op == HADOS_K_DEC_ADD || op == HADOS_K_DEC_SUB || op == HADOS_K_DEC_MOD)
+        NEED(in->imm <= 0xffff && (in->imm & 0xff) <= 76 && (in->imm >> 8) <= 76, "scale factors imm = 0x%llx (two bytes <= 76)",
+             (unsigned long long)in->imm);
+      TRY(operand(C, s, 'a', (uint32_t)in->p2, NULL));
+      TRY(operand(C, s, 'b', (uint32_t)in->p3, NULL));
+      return dest(C, s, T);
+    case HADOS_K_DEC_CHECK:
+      NEED(in_set(T, HADOS_VT_I64, HADOS_VT_I128), "vtype %s, decimals are I64 or I128", vt_name(T));
+      NEED(in->p1 >= 1 && in->p1 <= 38, "precision p1 = %d outside [1, 38]", in->p1);
+      TRY(operand(C, s, 'a', T, NULL));
+      return dest(C, s, T);
+    case HADOS_K_DEC_RESCALE:
+      NEED(in_set(T, HADOS_VT_I64, HADOS_VT_I128), "result vtype %s, decimals are I64 or I128", vt_name(T));
+      NEED(in_set((uint32_t)in->p2, HADOS_VT_I64, HADOS_VT_I128), "input storage p2 = %d (want I64 = 3 or I128 = 5)", in->p2);
+      NEED(in->p1 >= -76 && in->p1 <= 76, "scale shift p1 = %d outside [-76, 76]", in->p1);
+      TRY(operand(C, s, 'a', (uint32_t)in->p2, NULL));
+      return dest(C, s, T);
+    case HADOS_K_CAST_I32_I64:
+      TRY(operand(C, s, 'a', HADOS_VT_I32, NULL));
+      return dest(C, s, HADOS_VT_I64);
+    case HADOS_K_CAST_I64_I32:
+      TRY(operand(C, s, 'a', HADOS_VT_I64, NULL));
+      return dest(C, s, HADOS_VT_I32);
+    case HADOS_K_CAST_TO_F64:
+      NEED(in->p2 == HADOS_VT_I32 || in->p2 == HADOS_VT_I64 || in->p2 == HADOS_VT_I128, "input type p2 = %d (want I32, I64 or I128)", in->p2);
+      NEED(in->p1 >= 0 && in->p1 <= 38, "scale p1 = %d outside [0, 38]", in->p1);
+      TRY(operand(C, s, 'a', (uint32_t)in->p2, NULL));
+      return dest(C, s, HADOS_VT_F64);
+    case HADOS_K_CAST_F64_TO_DEC: case HADOS_K_CAST_STR_TO_DEC:
+      NEED(in_set(T, HADOS_VT_I64, HADOS_VT_I128), "result vtype %s, decimals are I64 or I128", vt_name(T));
+      NEED(in->p1 >= 0 && in->p1 <= 38, "scale p1 = %d outside [0, 38]", in->p1);
+      NEED(in->p3 >= 1 && in->p3 <= 38, "precision p3 = %d outside [1, 38]", in->p3);
+      TRY(operand(C, s, 'a', op == HADOS_K_CAST_F64_TO_DEC ? HADOS_VT_F64 : HADOS_VT_STR, NULL));
+      return dest(C, s, T);
+    case HADOS_K_CAST_DEC_TO_INT:
+      NEED(in_set(T, HADOS_VT_I32, HADOS_VT_I64), "result vtype %s (want I32 or I64)", vt_name(T));
+      NEED(in_set((uint32_t)in->p2, HADOS_VT_I64, HADOS_VT_I128), "input storage p2 = %d (want I64 = 3 or I128 = 5)", in->p2);
+      NEED(in->p1 >= 0 && in->p1 <= 38, "scale p1 = %d outside [0, 38]", in->p1);
+      TRY(operand(C, s, 'a', (uint32_t)in->p2, NULL));
+      return dest(C, s, T);
+    case HADOS_K_CAST_INT_TO_DEC:
+      NEED(in_set(T, HADOS_VT_I64, HADOS_VT_I128), "result vtype %s, decimals are I64 or I128", vt_name(T));
+      NEED(in_set((uint32_t)in->p2, HADOS_VT_I32, HADOS_VT_I64), "input type p2 = %d (want I32 = 2 or I64 = 3)", in->p2);
+      NEED(in->p1 >= 0 && in->p1 <= 38, "scale p1 = %d outside [0, 38]", in->p1);
+      TRY(operand(C, s, 'a', (uint32_t)in->p2, NULL));
+      return dest(C, s, T);
+    case HADOS_K_CAST_F64_TO_INT: case HADOS_K_CAST_STR_TO_INT:
+      NEED(in_set(T, HADOS_VT_I32, HADOS_VT_I64), "result vtype %s (want I32 or I64)", vt_name(T));
+      TRY(operand(C, s, 'a', op == HADOS_K_CAST_F64_TO_INT ? HADOS_VT_F64 : HADOS_VT_STR, NULL));
+      return dest(C, s, T);
+    case HADOS_K_CAST_STR_TO_DATE:
+      TRY(operand(C, s, 'a', HADOS_VT_STR, NULL));
+      return dest(C, s, HADOS_VT_I32);
+    case HADOS_K_CAST_DATE_TO_STR:
+      TRY(operand(C, s, 'a', HADOS_VT_I32, NULL));
+      P->arena_bytes += 32ull * VS;
+      return dest(C, s, HADOS_VT_STR);
+    case HADOS_K_CAST_STR_TO_F64:
+      TRY(operand(C, s, 'a', HADOS_VT_STR, NULL));
+      return dest(C, s, HADOS_VT_F64);
+    case HADOS_K_CAST_INT_TO_STR:
+      TRY(operand(C, s, 'a', 0, &t));
+      NEED(in_set(t, HADOS_VT_I32, HADOS_VT_I64), "operand a is %s (want I32 or I64)", vt_name(t));
+      P->arena_bytes += 24ull * VS;
+      return dest(C, s, HADOS_VT_STR);
+    case HADOS_K_CAST_TS_TO_DATE:
+      TRY(operand(C, s, 'a', HADOS_VT_I64, NULL));
+      return dest(C, s, HADOS_VT_I32);
+    case HADOS_K_CAST_DATE_TO_TS:
+      TRY(operand(C, s, 'a', HADOS_VT_I32, NULL));
+      return dest(C, s, HADOS_VT_I64);
+    case HADOS_K_YEAR: case HADOS_K_MONTH: case HADOS_K_DAY:
+      TRY(operand(C, s, 'a', HADOS_VT_I32, NULL));
+      return dest(C, s, HADOS_VT_I32);
+    case HADOS_K_DATE_ADD:
+      TRY(operand(C, s, 'a', HADOS_VT_I32, NULL));
+      TRY(operand(C, s, 'b', HADOS_VT_I32, NULL));
+      return dest(C, s, HADOS_VT_I32);
+    case HADOS_K_STARTS_WITH: case HADOS_K_ENDS_WITH: case HADOS_K_CONTAINS: case HADOS_K_LIKE:
+      NEED(in->flags & HADOS_IF_B_CONST, "operand b must be a constant (flag B_CONST), flags 0x%x", in->flags);
+      if (op == HADOS_K_LIKE) NEED(in->p1 >= 0 && in->p1 <= 255, "escape character p1 = %d outside [0, 255]", in->p1);
+      TRY(operand(C, s, 'a', HADOS_VT_STR, NULL));
+      TRY(operand(C, s, 'b', HADOS_VT_STR, NULL));
+      return dest(C, s, HADOS_VT_BOOL);
+    case HADOS_K_SUBSTR:
+      TRY(operand(C, s, 'a', HADOS_VT_STR, NULL));
+      return dest(C, s, HADOS_VT_STR);
+    case HADOS_K_LENGTH:
+      TRY(operand(C, s, 'a', HADOS_VT_STR, NULL));
+      return dest(C, s, HADOS_VT_I32);
+  }
+  return IBAD(C, "unknown kernel %u", op);
+}
+
+/* Agg spec fields that do not depend on registers (shared with AGG_CREATE). */
+static int check_agg_spec(const hados_agg_spec *a) {
+  if (a->n_keys > 16) return BAD("aggregation spec: n_keys %u exceeds 16", a->n_keys);
+  if (a->n_aggs > 64) return BAD("aggregation spec: n_aggs %u exceeds 64", a->n_aggs);
+  for (uint32_t k = 0; k < a->n_keys; k++)
+    if (!vt_ok(a->key_vtypes[k])) return BAD("aggregation spec: key %u has unknown value type %u", k, a->key_vtypes[k]);
+  for (uint32_t j = 0; j < a->n_aggs; j++) {
+    const hados_agg *g = &a->aggs[j];
+    if (g->func < HADOS_AGG_SUM || g->func > HADOS_AGG_FIRST) return BAD("aggregation spec: aggregate %u has unknown function %u", j, g->func);
+    if (g->flags & ~(HADOS_AGGF_DECIMAL | HADOS_AGGF_IGNORE_NULLS | HADOS_AGGF_MERGE))
+      return BAD("aggregation spec: aggregate %u has unknown flags 0x%x", j, g->flags);
+    if (!vt_ok(g->out_vtype)) return BAD("aggregation spec: aggregate %u has unknown output type %u", j, g->out_vtype);
+    if (g->arg != 0xffff && !vt_ok(g->in_vtype)) return BAD("aggregation spec: aggregate %u has unknown input type %u", j, g->in_vtype);
+  }
+  return HADOS_OK;
+}
+
+static int sink_reg(chk *C, uint32_t r, uint32_t want, const char *what, uint32_t j) {
+  pl_prog *P = C->P;
+  if (r >= P->h.n_regs) return BAD("sink: %s %u is register %u, the pipeline has %u registers", what, j, r, P->h.n_regs);
+  if (!C->written[r]) return BAD("sink: %s %u reads register %u, which no instruction writes", what, j, r);
+  if (want && P->vt[r] != want)
+    return BAD("sink: %s %u: register %u is %s, the spec says %s", what, j, r, vt_name(P->vt[r]), vt_name(want));
+  return HADOS_OK;
+}
+
+static int decode_sink(pl_prog *P, chk *C) {
+  const hados_pipeline *h = &P->h;
+  switch (h->sink) {
+    case HADOS_SINK_COUNT:
+      return HADOS_OK;
+    case HADOS_SINK_PROJECT: {
+      TRY(section(P, "project sink", h->sink_off, 1, 2, 2));
+      uint16_t n;
+      memcpy(&n, P->base + h->sink_off, 2);
+      if (n > sizeof P->proj / sizeof P->proj[0]) return BAD("project sink: %u columns exceed %zu", n, sizeof P->proj / sizeof P->proj[0]);
+      TRY(section(P, "project sink", h->sink_off, 1 + (uint64_t)n, 2, 2));
+      P->n_proj = n;
+      memcpy(P->proj, P->base + h->sink_off + 2, 2u * n);
+      for (uint32_t j = 0; j < n; j++) TRY(sink_reg(C, P->proj[j], 0, "projected column", j));
+      return HADOS_OK;
+    }
+    case HADOS_SINK_AGG: {
+      TRY(section(P, "aggregation sink", h->sink_off, 1, sizeof(hados_agg_spec), 8));
+      memcpy(&P->agg, P->base + h->sink_off, sizeof P->agg);
+      TRY(check_agg_spec(&P->agg));
+      for (uint32_t k = 0; k < P->agg.n_keys; k++) TRY(sink_reg(C, P->agg.key_regs[k], P->agg.key_vtypes[k], "key", k));
+      for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
+        const hados_agg *g = &P->agg.aggs[j];
+        if (g->arg != 0xffff) TRY(sink_reg(C, g->arg, g->in_vtype, "aggregate", j));
+        if (g->flags & HADOS_AGGF_MERGE && g->arg2 != 0xffff) TRY(sink_reg(C, g->arg2, 0, "aggregate (second input)", j));
+      }
+      return HADOS_OK;
+    }
+  }
+  return BAD("unknown sink %u", h->sink);
+}
+
+static int reads_reg(const pl_step *s, uint32_t r) {
+  return (s->use_a && s->ca < 0 && s->in.a == r) || (s->use_b && s->cb < 0 && s->in.b == r) || (s->use_c && s->in.c == r);
+}
+
+/* Marks comparisons against one constant whose only reader is the FILTER
+   right after them (and no sink): they run as one fused kernel. */
+static void fuse(pl_prog *P) {
+  for (uint32_t i = 0; i + 1 < P->h.n_insns; i++) {
+    pl_step *s = &P->steps[i], *f = &P->steps[i + 1];
+    uint32_t op = s->in.op, vt = s->in.vtype, r = s->in.dst;
+    if (op < HADOS_K_EQ || op > HADOS_K_GE || (s->ca >= 0) == (s->cb >= 0)) continue;
+    if (vt != HADOS_VT_I32 && vt != HADOS_VT_I64 && vt != HADOS_VT_F64 && vt != HADOS_VT_I128) continue;
+    if (f->in.op != HADOS_K_FILTER || f->ca >= 0 || f->in.a != r) continue;
+    int used = 0;
+    for (uint32_t j = i + 2; j < P->h.n_insns && !used; j++) used = reads_reg(&P->steps[j], r);
+    for (uint32_t j = 0; j < P->n_proj && !used; j++) used = P->proj[j] == r;
+    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_keys && !used; j++) used = P->agg.key_regs[j] == r;
+    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_aggs && !used; j++)
+      used = P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r);
+    if (!used) s->fuse_filter = 1;
+  }
+}
+
+static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
+  P->d = d;
+  TRY(decode_header(P, d, desc, len));
+  TRY(decode_consts(P));
+  const hados_pipeline *h = &P->h;
+  if (h->n_columns) {
+    if (!(P->cols = calloc(h->n_columns, sizeof *P->cols)))
+      return soft_fail(HADOS_E_NOMEM, "pipeline: %u columns: out of host memory", h->n_columns);
+    for (uint32_t j = 0; j < h->n_columns; j++) memcpy(&P->cols[j].c, P->base + h->columns_off + j * sizeof(hados_column), sizeof(hados_column));
+  }
+  if (h->n_insns && !(P->steps = calloc(h->n_insns, sizeof *P->steps)))
+    return soft_fail(HADOS_E_NOMEM, "pipeline: %u instructions: out of host memory", h->n_insns);
+  chk C;
+  memset(&C, 0, sizeof C);
+  C.P = P;
+  for (uint32_t i = 0; i < h->n_insns; i++) {
+    pl_step *s = &P->steps[i];
+    memcpy(&s->in, P->base + h->insns_off + i * sizeof(hados_insn), sizeof(hados_insn));
+    s->ca = s->cb = -1;
+    C.idx = i;
+    C.name = soft_vk_name(s->in.op, C.nb);
+    TRY(check_insn(&C, s));
+  }
+  TRY(decode_sink(P, &C));
+  fuse(P);
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- binding */
+/* Host pointer for [addr, addr + len) (len 0: no access, NULL); E_FAULT
+   naming the buffer (printf-style `what`) when it leaves device memory. */
+static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...)
+    __attribute__((format(printf, 5, 6)));
+static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...) {
+  uint8_t *p = NULL;
+  *out = NULL;
+  if (!len) return HADOS_OK;
+  if (soft_range(d, addr, len, &p) == HADOS_OK) {
+    *out = p;
+    return HADOS_OK;
+  }
+  char w[128];
+  va_list ap;
+  va_start(ap, what);
+  vsnprintf(w, sizeof w, what, ap);
+  va_end(ap);
+  return soft_fail(HADOS_E_FAULT, "pipeline: %s: [0x%llx, +%llu) is outside device memory", w, (unsigned long long)addr,
+                   (unsigned long long)len);
+}
+
+#define CBAD(j, FMT, ...) BAD("column %u: " FMT, j, __VA_ARGS__)
+
+/* Offsets [first, last] of a string buffer: non-decreasing, non-negative;
+   *end receives the last one. */
+static int check_offsets(uint32_t j, const char *what, const uint8_t *offs, uint32_t w, uint64_t first, uint64_t last, uint64_t *end) {
+  int64_t prev = w == 4 ? ld_i32(offs + first * 4) : ld_i64(offs + first * 8);
+  if (prev < 0) return CBAD(j, "%s offset %llu is negative (%lld)", what, (unsigned long long)first, (long long)prev);
+  for (uint64_t i = first + 1; i <= last; i++) {
+    int64_t o = w == 4 ? ld_i32(offs + i * 4) : ld_i64(offs + i * 8);
+    if (o < prev)
+      return CBAD(j, "%s offsets decrease at entry %llu (%lld after %lld)", what, (unsigned long long)i, (long long)o, (long long)prev);
+    prev = o;
+  }
+  *end = (uint64_t)prev;
+  return HADOS_OK;
+}
+
+static int bind_column(pl_prog *P, uint32_t j, uint64_t rb, uint64_t re) {
+  soft_device *d = P->d;
+  pl_col *col = &P->cols[j];
+  const hados_column *c = &col->c;
+  if (!vt_ok(c->vtype)) return CBAD(j, "unknown value type %u", c->vtype);
+  if (c->flags & ~(HADOS_COLF_DICT | HADOS_COLF_LARGE)) return CBAD(j, "unknown flags 0x%x", c->flags);
+  if (c->flags && c->vtype != HADOS_VT_STR) return CBAD(j, "flags 0x%x on a %s column", c->flags, vt_name(c->vtype));
+  if (c->flags == (HADOS_COLF_DICT | HADOS_COLF_LARGE)) return CBAD(j, "flags 0x%x: a dictionary has int32 offsets", c->flags);
+  if (re > c->length) return CBAD(j, "rows [%llu, %llu) beyond its length %llu", (unsigned long long)rb, (unsigned long long)re, (unsigned long long)c->length);
+  if (c->offset > (1ull << 56) || c->length > (1ull << 56)) return CBAD(j, "offset %llu / length %llu too large", (unsigned long long)c->offset, (unsigned long long)c->length);
+  uint64_t first = c->offset + rb, end = c->offset + re; /* element range touched */
+  col->all_valid = c->validity == 0 || c->null_count == 0;
+  if (rb == re) return HADOS_OK;
+  int st;
+  if (!col->all_valid && (st = dev_ptr(d, c->validity, (end + 7) / 8, &col->validity, "column %u: validity bitmap", j)))
+    return st;
+  switch (c->vtype) {
+    case HADOS_VT_BOOL: col->width = 0; st = dev_ptr(d, c->data, (end + 7) / 8, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I32: col->width = 4; st = dev_ptr(d, c->data, end * 4, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I64: case HADOS_VT_F64: col->width = 8; st = dev_ptr(d, c->data, end * 8, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I128: col->width = 16; st = dev_ptr(d, c->data, end * 16, &col->data, "column %u: values", j); break;
+    default:
+      if (c->flags & HADOS_COLF_DICT) {
+        col->width = 4;
+        if ((st = dev_ptr(d, c->data, end * 4, &col->data, "column %u: dictionary codes", j))) break;
+        if (c->dict_length > INT32_MAX) return CBAD(j, "dictionary of %llu entries", (unsigned long long)c->dict_length);
+        if ((st = dev_ptr(d, c->dict_offsets, (c->dict_length + 1) * 4, &col->dict_offsets, "column %u: dictionary offsets", j)))
+          return st;
+        uint64_t bytes = 0;
+        TRY(check_offsets(j, "dictionary", col->dict_offsets, 4, 0, c->dict_length, &bytes));
+        if ((st = dev_ptr(d, c->dict_data, bytes, &col->dict_data, "column %u: dictionary bytes", j))) return st;
+      } else {
+        col->width = c->flags & HADOS_COLF_LARGE ? 8 : 4;
+        if ((st = dev_ptr(d, c->offsets, (end + 1) * col->width, &col->offsets, "column %u: string offsets", j))) return st;
+        uint64_t bytes = 0;
+        TRY(check_offsets(j, "string", col->offsets, col->width, first, end, &bytes));
+        if ((st = dev_ptr(d, c->data, bytes, &col->data, "column %u: string bytes", j))) return st;
+      }
+  }
+  return st;
+}
+
+#define OBAD(j, FMT, ...) BAD("project output column %u: " FMT, j, __VA_ARGS__)
+
+static int bind_project(pl_prog *P, uint64_t addr) {
+  soft_device *d = P->d;
+  const uint8_t *p;
+  hados_project_out hdr;
+  int st;
+  if ((st = dev_ptr(d, addr, sizeof hdr, &p, "project output header"))) return st;
+  memcpy(&hdr, p, sizeof hdr);
+  if (hdr.n_cols != P->n_proj) return BAD("project output has %llu columns, the sink projects %u registers", (unsigned long long)hdr.n_cols, P->n_proj);
+  if (hdr.capacity_rows > (1ull << 40)) return BAD("project output capacity %llu rows is too large", (unsigned long long)hdr.capacity_rows);
+  if ((st = dev_ptr(d, addr, sizeof hdr + hdr.n_cols * sizeof(hados_column), &p, "project output columns"))) return st;
+  P->out_cap = hdr.capacity_rows;
+  if (P->n_proj && !(P->outs = calloc(P->n_proj, sizeof *P->outs))) return soft_fail(HADOS_E_NOMEM, "pipeline: out of host memory");
+  uint64_t cap = hdr.capacity_rows;
+  for (uint32_t j = 0; j < P->n_proj; j++) {
+    pl_out *o = &P->outs[j];
+    memcpy(&o->c, p + sizeof hdr + j * sizeof(hados_column), sizeof o->c);
+    uint32_t vt = P->vt[P->proj[j]];
+    if (o->c.vtype != vt) return OBAD(j, "type %s, register %u is %s", vt_name(o->c.vtype), P->proj[j], vt_name(vt));
+    if (o->c.flags) return OBAD(j, "flags 0x%x (output strings are utf8 with int32 offsets)", o->c.flags);
+    if (o->c.offset) return OBAD(j, "offset %llu (output starts at row 0)", (unsigned long long)o->c.offset);
+    if (o->c.validity && (st = dev_ptr(d, o->c.validity, (cap + 7) / 8, (const uint8_t **)&o->validity, "project output column %u: validity", j)))
+      return st;
+    switch (vt) {
+      case HADOS_VT_BOOL: st = dev_ptr(d, o->c.data, (cap + 7) / 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I32: st = dev_ptr(d, o->c.data, cap * 4, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I64: case HADOS_VT_F64: st = dev_ptr(d, o->c.data, cap * 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I128: st = dev_ptr(d, o->c.data, cap * 16, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      default:
+        if (o->c.capacity > INT32_MAX) return OBAD(j, "capacity %llu bytes exceeds int32 offsets", (unsigned long long)o->c.capacity);
+        if ((st = dev_ptr(d, o->c.offsets, (cap + 1) * 4, (const uint8_t **)&o->offsets, "project output column %u: offsets", j))) break;
+        st = dev_ptr(d, o->c.data, o->c.capacity, (const uint8_t **)&o->data, "project output column %u: string bytes", j);
+        memset(o->offsets, 0, 4);
+    }
+    if (st) return st;
+  }
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- run scratch */
+/* Registers (own values + validity), constant registers and the arena in
+   one block; constant registers are filled once. */
+static int alloc_scratch(pl_prog *P) {
+  uint32_t nr = P->h.n_regs + P->n_creg;
+  uint64_t per = 16ull * VS + VS;
+  uint64_t bytes = per * nr + P->arena_bytes + 64;
+  if (nr && !(P->regs = calloc(nr, sizeof(soft_reg)))) return soft_fail(HADOS_E_NOMEM, "pipeline: out of host memory");
+  if (!(P->scratch = aligned_alloc(64, (bytes + 63) & ~63ull)))
+    return soft_fail(HADOS_E_NOMEM, "pipeline: %llu bytes of register scratch: out of host memory", (unsigned long long)bytes);
+  uint8_t *m = P->scratch;
+  for (uint32_t r = 0; r < nr; r++) {
+    soft_reg *R = &P->regs[r];
+    R->own = m;
+    R->valid = m + 16ull * VS;
+    R->data = R->own;
+    m += per;
+    R->vtype = r < P->h.n_regs ? P->vt[r] : 0;
+  }
+  for (uint32_t c = 0; c < P->h.n_consts; c++) {
+    if (P->creg_of[c] < 0) continue;
+    soft_reg *R = &P->regs[P->h.n_regs + P->creg_of[c]];
+    const soft_cval *v = &P->cv[c];
+    R->vtype = v->vtype;
+    R->all_valid = !v->is_null;
+    memset(R->valid, !v->is_null, VS);
+    for (uint32_t i = 0; i < VS; i++) {
+      switch (v->vtype) {
+        case HADOS_VT_BOOL: R->own[i] = (uint8_t)v->i; break;
+        case HADOS_VT_I32: ((int32_t *)R->own)[i] = (int32_t)v->i; break;
+        case HADOS_VT_I64: ((int64_t *)R->own)[i] = v->i; break;
+        case HADOS_VT_F64: ((double *)R->own)[i] = v->f; break;
+        case HADOS_VT_I128: ((i128 *)R->own)[i] = v->x; break;
+        default: ((soft_str *)R->own)[i] = v->s;
+      }
+    }
+  }
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- execution */
+static inline uint8_t bit_at(const uint8_t *bits, uint64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+static void expand_bits(uint8_t *out, const uint8_t *bits, uint64_t first, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) out[i] = bit_at(bits, first + i);
+}
+
+/* COLUMN: loads the vector's rows of a column into register r. */
+static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v) {
+  uint64_t e0 = col->c.offset + v->row0;
+  uint32_t n = v->n;
+  r->alias = 0;
+  r->data = r->own;
+  r->all_valid = (uint32_t)col->all_valid;
+  if (!col->all_valid) expand_bits(r->valid, col->validity, e0, n);
+  switch (col->c.vtype) {
+    case HADOS_VT_BOOL:
+      expand_bits(r->own, col->data, e0, n);
+      return HADOS_OK;
+    case HADOS_VT_STR: {
+      soft_str *o = (soft_str *)r->own;
+      if (col->c.flags & HADOS_COLF_DICT) {
+        uint64_t dl = col->c.dict_length;
+        for (uint32_t i = 0; i < n; i++) {
+          int32_t code = ld_i32(col->data + (e0 + i) * 4);
+          if (code < 0 || (uint64_t)code >= dl) {
+            if (r->all_valid || r->valid[i])
+              return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %d outside [0, %llu)", ins,
+                         P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), code, (unsigned long long)dl);
+            o[i] = (soft_str){col->dict_data, 0, 0};
+            continue;
+          }
+          int32_t s0 = ld_i32(col->dict_offsets + 4 * (uint64_t)code), s1 = ld_i32(col->dict_offsets + 4 * (uint64_t)code + 4);
+          o[i] = (soft_str){col->dict_data + s0, (uint32_t)(s1 - s0), 0};
+        }
+      } else if (col->width == 4) {
+        for (uint32_t i = 0; i < n; i++) {
+          int32_t s0 = ld_i32(col->offsets + (e0 + i) * 4), s1 = ld_i32(col->offsets + (e0 + i) * 4 + 4);
+          o[i] = (soft_str){col->data + s0, (uint32_t)(s1 - s0), 0};
+        }
+      } else {
+        for (uint32_t i = 0; i < n; i++) {
+          int64_t s0 = ld_i64(col->offsets + (e0 + i) * 8), s1 = ld_i64(col->offsets + (e0 + i) * 8 + 8);
+          if (s1 - s0 > UINT32_MAX)
+            return BAD("instruction %u (COLUMN): column %d row %llu: string of %lld bytes exceeds 4 GiB", ins, P->steps[ins].in.p1,
+                       (unsigned long long)(v->row0 + i), (long long)(s1 - s0));
+          o[i] = (soft_str){col->data + s0, (uint32_t)(s1 - s0), 0};
+        }
+      }
+      return HADOS_OK;
+    }
+    default: {
+      const uint8_t *p = col->data + e0 * col->width;
+      if ((uintptr_t)p % col->width == 0) {
+        r->data = (void *)(uintptr_t)p;
+        r->alias = 1;
+      } else {
+        memcpy(r->own, p, (size_t)n * col->width);
+      }
+      return HADOS_OK;
+    }
+  }
+}
+
+/* SINK_PROJECT: appends the selected rows; E_NOMEM when the output is full. */
+static int sink_project(pl_prog *P, const soft_vec *v) {
+  uint64_t room = P->out_cap - P->out_rows;
+  uint32_t m = v->sel_n < room ? v->sel_n : (uint32_t)room;
+  for (uint32_t j = 0; j < P->n_proj; j++) { /* rows whose strings fit */
+    const soft_reg *r = &P->regs[P->proj[j]];
+    pl_out *o = &P->outs[j];
+    if (r->vtype != HADOS_VT_STR) continue;
+    const soft_str *s = r->data;
+    uint64_t used = o->used;
+    for (uint32_t k = 0; k < m; k++) {
+      uint32_t i = v->sel ? v->sel[k] : k;
+      uint64_t len = vk_valid_at(r, i) ? s[i].len : 0;
+      if (len > o->c.capacity - used) {
+        m = k;
+        break;
+      }
+      used += len;
+    }
+  }
+  uint64_t row0 = P->out_rows;
+  for (uint32_t j = 0; j < P->n_proj; j++) {
+    const soft_reg *r = &P->regs[P->proj[j]];
+    pl_out *o = &P->outs[j];
+    for (uint32_t k = 0; k < m; k++) {
+      uint32_t i = v->sel ? v->sel[k] : k;
+      uint64_t at = row0 + k;
+      uint8_t ok = vk_valid_at(r, i);
+      if (o->validity) {
+        if (ok) o->validity[at >> 3] |= (uint8_t)(1u << (at & 7));
+        else o->validity[at >> 3] &= (uint8_t)~(1u << (at & 7));
+      } else if (!ok) {
+        return OBAD(j, "row %llu is null and the column has no validity bitmap", (unsigned long long)at);
+      }
+      switch (r->vtype) {
+        case HADOS_VT_BOOL: {
+          uint8_t b = ok && ((const uint8_t *)r->data)[i];
+          if (b) o->data[at >> 3] |= (uint8_t)(1u << (at & 7));
+          else o->data[at >> 3] &= (uint8_t)~(1u << (at & 7));
+          break;
+        }
+        case HADOS_VT_I32: memcpy(o->data + at * 4, (const int32_t *)r->data + i, 4); break;
+        case HADOS_VT_I64: case HADOS_VT_F64: memcpy(o->data + at * 8, (const int64_t *)r->data + i, 8); break;
+        case HADOS_VT_I128: memcpy(o->data + at * 16, (const i128 *)r->data + i, 16); break;
+        default: {
+          soft_str s = ((const soft_str *)r->data)[i];
+          if (!ok) s.len = 0;
+          if (s.len) memcpy(o->data + o->used, s.ptr, s.len);
+          o->used += s.len;
+          int32_t end = (int32_t)o->used;
+          memcpy(o->offsets + (at + 1) * 4, &end, 4);
+        }
+      }
+    }
+  }
+  P->out_rows += m;
+  if (m < v->sel_n)
+    return soft_fail(HADOS_E_NOMEM, "pipeline: project output full after %llu rows (capacity %llu rows)",
+                     (unsigned long long)P->out_rows, (unsigned long long)P->out_cap);
+  return HADOS_OK;
+}
+
+static int sink_agg(pl_prog *P, const soft_vec *v) {
+  const soft_reg *keys[16], *args[64], *args2[64];
+  for (uint32_t k = 0; k < P->agg.n_keys; k++) keys[k] = &P->regs[P->agg.key_regs[k]];
+  for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
+    const hados_agg *g = &P->agg.aggs[j];
+    args[j] = g->arg == 0xffff ? NULL : &P->regs[g->arg];
+    args2[j] = (g->flags & HADOS_AGGF_MERGE) && g->arg2 != 0xffff ? &P->regs[g->arg2] : NULL;
+  }
+  return soft_agg_update(P->agg_state, keys, args, args2, v);
+}
+
+/* Runs the instructions over one vector; v->sel_n == 0 afterwards means no
+   row survived. */
+static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *selbuf[2], soft_arena *arena) {
+  uint32_t nr = P->h.n_regs;
+  for (uint32_t ii = 0; ii < P->h.n_insns; ii++) {
+    const pl_step *s = &P->steps[ii];
+    const hados_insn *in = &s->in;
+    soft_reg *dst = in->dst < nr ? &P->regs[in->dst] : NULL;
+    int st;
+    switch (in->op) {
+      case HADOS_K_NOP:
+        continue;
+      case HADOS_K_COLUMN:
+        TRY(load_column(P, ii, &P->cols[in->p1], dst, v));
+        continue;
+      case HADOS_K_CONST: {
+        const soft_reg *c = &P->regs[nr + P->creg_of[in->p1]];
+        dst->data = c->data;
+        dst->alias = 1;
+        dst->all_valid = c->all_valid;
+        if (!c->all_valid) memset(dst->valid, 0, v->n);
+        continue;
+      }
+    }
+    soft_reg sa, sb, sc;
+    soft_kctx k;
+    k.v = v;
+    k.in = in;
+    k.index = ii;
+    k.consts = P->cv;
+    k.arena = arena;
+    k.ka = k.kb = NULL;
+    k.a = k.b = k.c = NULL;
+    if (s->use_a) {
+      sa = s->ca >= 0 ? P->regs[nr + P->creg_of[s->ca]] : P->regs[in->a];
+      k.a = &sa;
+      if (s->ca >= 0) k.ka = &P->cv[s->ca];
+    }
+    if (s->use_b) {
+      sb = s->cb >= 0 ? P->regs[nr + P->creg_of[s->cb]] : P->regs[in->b];
+      k.b = &sb;
+      if (s->cb >= 0) k.kb = &P->cv[s->cb];
+    }
+    if (s->use_c) {
+      sc = P->regs[in->c];
+      k.c = &sc;
+    }
+    if (in->op == HADOS_K_FILTER || s->fuse_filter) {
+      k.dst = NULL;
+      k.sel_out = v->sel == selbuf[0] ? selbuf[1] : selbuf[0];
+      k.vout = v;
+      if ((st = s->fuse_filter ? tab->cmp_filter(&k) : tab->fn[HADOS_K_FILTER](&k))) return st;
+      if (v->sel_n == 0) return HADOS_OK;
+      ii += s->fuse_filter; /* the FILTER ran fused */
+      continue;
+    }
+    dst->data = dst->own;
+    dst->alias = 0;
+    k.dst = dst;
+    k.sel_out = NULL;
+    k.vout = NULL;
+    if ((st = tab->fn[in->op](&k))) return st;
+  }
+  return HADOS_OK;
+}
+
+int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row_begin, uint64_t row_end, uint64_t sink_addr,
+                      uint64_t *rows) {
+  pl_prog P;
+  memset(&P, 0, sizeof P);
+  *rows = 0;
+  int st = decode(&P, d, desc, size);
+  if (!st && row_begin > row_end)
+    st = BAD("row range [%llu, %llu) is reversed", (unsigned long long)row_begin, (unsigned long long)row_end);
+  for (uint32_t j = 0; !st && j < P.h.n_columns; j++) st = bind_column(&P, j, row_begin, row_end);
+  if (!st && P.h.sink == HADOS_SINK_PROJECT) st = bind_project(&P, sink_addr);
+  if (!st && P.h.sink == HADOS_SINK_AGG && !(P.agg_state = soft_agg_from_addr(d, sink_addr)))
+    st = BAD("sink state 0x%llx is not an aggregation state of this device", (unsigned long long)sink_addr);
+  if (!st) st = alloc_scratch(&P);
+  if (st) {
+    prog_free(&P);
+    return st;
+  }
+  const soft_vktab *tab = soft_vk_table(d->kern.simd);
+  uint16_t sel0[VS], sel1[VS], *selbuf[2] = {sel0, sel1};
+  soft_arena arena = {(uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
+  uint64_t count = 0;
+  for (uint64_t row = row_begin; row < row_end && !st;) {
+    uint32_t n = row_end - row < VS ? (uint32_t)(row_end - row) : VS;
+    soft_vec v = {n, NULL, n, row};
+    arena.used = 0;
+    st = run_vector(&P, tab, &v, selbuf, &arena);
+    row += n;
+    if (st || v.sel_n == 0) continue;
+    switch (P.h.sink) {
+      case HADOS_SINK_COUNT: count += v.sel_n; break;
+      case HADOS_SINK_PROJECT: st = sink_project(&P, &v); break;
+      default:
+        st = sink_agg(&P, &v);
+        if (!st) count += v.sel_n;
+    }
+  }
+  *rows = P.h.sink == HADOS_SINK_PROJECT ? P.out_rows : count;
+  prog_free(&P);
+  return st;
+}
+
+/* ---------------------------------------------------------------- aggregation ops */
+static int agg_state_at(soft_device *d, uint64_t addr, const char *what, soft_agg_state **out) {
+  if (!(*out = soft_agg_from_addr(d, addr)))
+    return soft_fail(HADOS_E_INVALID, "soft: %s 0x%llx is not an aggregation state of this device", what, (unsigned long long)addr);
+  return HADOS_OK;
+}
+
+int soft_pipeline_agg_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
+  soft_agg_state *a, *b;
+  int st;
+  *result = 0;
+  switch (op->opcode) {
+    case HADOS_OP_AGG_CREATE: {
+      pl_prog P;
+      memset(&P, 0, sizeof P);
+      if ((st = decode_header(&P, d, op->src, len))) return st;
+      if (P.h.sink != HADOS_SINK_AGG) return BAD("AGG_CREATE: the descriptor's sink is %u, not SINK_AGG", P.h.sink);
+      if ((st = section(&P, "aggregation sink", P.h.sink_off, 1, sizeof(hados_agg_spec), 8))) return st;
+      const hados_agg_spec *spec = (const hados_agg_spec *)(P.base + P.h.sink_off);
+      if ((st = check_agg_spec(spec))) return st;
+      uint8_t *dst;
+      if ((st = soft_range(d, op->dst, 8, &dst))) return st;
+      soft_agg_state *s;
+      if ((st = soft_agg_create(d, spec, op->arg[0], &s))) return st;
+      uint64_t addr = soft_agg_addr(d, s);
+      memcpy(dst, &addr, 8);
+      *result = addr;
+      return HADOS_OK;
+    }
+    case HADOS_OP_AGG_MERGE:
+      if ((st = agg_state_at(d, op->dst, "AGG_MERGE destination", &a)) || (st = agg_state_at(d, op->src, "AGG_MERGE source", &b)))
+        return st;
+      return soft_agg_merge(a, b);
+    case HADOS_OP_AGG_EMIT: {
+      uint8_t *p;
+      hados_agg_out hdr;
+      if ((st = agg_state_at(d, op->src, "AGG_EMIT source", &a))) return st;
+      if ((st = soft_range(d, op->dst, sizeof hdr, &p))) return st;
+      memcpy(&hdr, p, sizeof hdr);
+      if (hdr.n_cols > 16 + 2 * 64) return BAD("AGG_EMIT: output with %llu columns", (unsigned long long)hdr.n_cols);
+      if ((st = soft_range(d, op->dst, sizeof hdr + hdr.n_cols * sizeof(hados_column), &p))) return st;
+      if ((uintptr_t)p % 8) return BAD("AGG_EMIT: output descriptor at 0x%llx is not 8-byte aligned", (unsigned long long)op->dst);
+      return soft_agg_emit(d, a, (const hados_agg_out *)p, result);
+    }
+    default: /* HADOS_OP_AGG_FREE */
+      if ((st = agg_state_at(d, op->src, "AGG_FREE", &a))) return st;
+      soft_agg_free(a);
+      return HADOS_OK;
+  }
+}

@@ -1,0 +1,82 @@
+// Package scan is hados' Parquet scan: it reads the files of one Spark scan
+// node, prunes what cannot match, and decodes the rest into Arrow records
+// whose buffers come from an allocator the caller chooses — on a
+// host-visible DPU, device memory.
+//
+// # What a scan is given
+//
+// Spark's FileSourceScanExec hands hados a list of files (or a table
+// directory of Hive-style col=value/ partitions), the required columns
+// (ReadSchema plus partition columns), the partition filters and the pushed
+// data filters. Filters arrive in Spark's data source form (IsNull, EqualTo,
+// In, StringStartsWith, And, Not, …); this package models them as Go values
+// (Filter) that print the way Spark prints them, so plans and logs agree.
+// Literals are typed Values and are compared in the column's domain.
+//
+// # Pruning, in order
+//
+// Pruning never drops a row that matches: every step asks "may a row here
+// make the filter TRUE?" and only a certain no prunes.
+//
+//  1. Partitions: partition values are typed from the required columns'
+//     types (__HIVE_DEFAULT_PARTITION__ is null) and the partition filters
+//     evaluated exactly; failing files are never opened.
+//  2. Row groups by column-chunk statistics: min/max and null counts.
+//     Statistics written before ColumnOrder existed (deprecated min/max) are
+//     ignored for binary columns (they were signed-byte ordered); INT96 has
+//     no order; floating-point tests that NaN could satisfy (>, >=, !=,
+//     = NaN) never prune, since writers leave NaN out of min/max and Spark
+//     orders NaN above every number; truncated string bounds stay bounds.
+//  3. Pages by the page index: the ColumnIndex of each filter column gives
+//     per-page bounds, turned into row ranges (And intersects, Or unites);
+//     a row group with no range left is pruned whole. Otherwise the record
+//     reader seeks (pqarrow's SeekToRow, which uses the OffsetIndex to skip
+//     pages) to each surviving range and drops the rows outside them by
+//     zero-copy slicing. Because a batch started in one range may run past
+//     its end (by up to BatchRows-1 rows), a pruned page is not always left
+//     undecoded; Stats.PagesPruned counts pages of the required columns
+//     whose rows all lie outside the ranges, i.e. whose rows never reach the
+//     output, and which the seek skips when a range starts after them.
+//  4. Row groups by dictionaries: when every data page of a chunk is
+//     dictionary encoded (per the chunk's encoding stats), its dictionary is
+//     the exact set of values, and any filter form is tested on it.
+//  5. Row groups by bloom filters, for = and IN literals whose physical
+//     encoding can be reproduced exactly (not ±0.0 nor NaN).
+//
+// Each step is counted in Stats and can be switched off in Options.
+//
+// # Decoding and memory
+//
+// Decoding is arrow-go's pqarrow with Options.Alloc: every buffer of a
+// returned record comes from it. Page reading and decompression scratch live
+// on the Go heap. Output types follow types.ToArrow: pqarrow's decimal128 is
+// narrowed to decimal64 for precision <= 18, timestamps (MILLIS, INT96 as
+// Spark writes them) become timestamp[us, UTC]. A required column of a type
+// hados does not model fails Open with an *UnsupportedTypeError wrapping
+// ErrUnsupportedType, naming the column and its type. An allocation failure
+// (*memory.AllocError, e.g. a task quota) is recovered at the worker boundary
+// and returned by Next; everything allocated is given back.
+//
+// # Concurrency and lifetime
+//
+// Open reads every footer, checks the files agree with the required types,
+// cuts each file's row groups into splits of about SplitBytes and starts
+// Parallelism workers. Each split has a bounded channel (Prefetch records), so
+// workers decode ahead while the consumer works; the consumer reads splits in
+// order, so output order is file order then row group order whatever the
+// parallelism, and a record never spans row groups. Next returns records the
+// caller owns and must Release. Close (idempotent) cancels the workers, waits
+// for them and releases records decoded ahead; no goroutine survives it.
+// Cancelling Open's context has the same effect and makes Next return the
+// context's error.
+//
+// # Errors
+//
+// A bad file — missing, truncated, bad magic, corrupted footer or page, a
+// column of another type than the table's — gives an error naming the file
+// (a *FileError, with the row group where one applies) wrapping ErrCorrupt or
+// ErrSchemaMismatch. arrow-go v18.8.0 neither writes nor verifies page CRCs,
+// so a corrupted page is detected only when it fails to decompress or
+// decode. The scan ignores the Arrow schema some writers store in the footer
+// (ARROW:schema), as Spark does.
+package scan

@@ -1,0 +1,100 @@
+package scan
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/operators/types"
+)
+
+// Column is one required output column.
+type Column struct {
+	Name     string
+	Type     types.DataType
+	Nullable bool
+	// Partition marks a Hive partition column: its value comes from the
+	// file's directory (col=value/), typed by Type.
+	Partition bool
+}
+
+// Options describe one scan. They are read by Open and not kept.
+type Options struct {
+	// Files lists the Parquet files to read, in output order. Hive
+	// partition values are taken from the col=value directories in their
+	// paths. Exactly one of Files and Dir is set.
+	Files []string
+	// Dir is a table directory, walked recursively (names starting with
+	// "_" or "." are skipped, like Spark does); files are read in path order.
+	Dir string
+
+	// Columns are the required columns (data and partition), in output order.
+	Columns []Column
+	// PartitionFilters test partition columns only; Filters (Spark's pushed
+	// filters) test data columns, which need not be required columns.
+	PartitionFilters, Filters []Filter
+
+	// Alloc receives every output buffer (required). Scratch used while
+	// reading pages lives on the Go heap.
+	Alloc memory.Allocator
+
+	// BatchRows is the number of rows per output record (default 65536).
+	// Records never span row groups, so a record may be shorter.
+	BatchRows int
+	// Parallelism is the number of splits decoded at once (default
+	// GOMAXPROCS). Output order does not depend on it.
+	Parallelism int
+	// SplitBytes groups consecutive row groups of one file into a split of
+	// about this many compressed bytes (default 128 MiB); a row group is
+	// never cut.
+	SplitBytes int64
+	// Prefetch is the number of decoded records each worker may hold ahead
+	// of the consumer (default 2).
+	Prefetch int
+
+	// Pruning switches, all on by default.
+	DisableStats, DisablePageIndex, DisableDictionary, DisableBloom bool
+}
+
+const (
+	defaultBatchRows  = 64 << 10
+	defaultSplitBytes = 128 << 20
+	defaultPrefetch   = 2
+)
+
+func (o *Options) withDefaults() (Options, error) {
+	c := *o
+	if (len(c.Files) == 0) == (c.Dir == "") {
+		return c, fmt.Errorf("%w: exactly one of Files and Dir must be set", ErrOptions)
+	}
+	if c.Alloc == nil {
+		return c, fmt.Errorf("%w: Alloc is required", ErrOptions)
+	}
+	if c.BatchRows <= 0 {
+		c.BatchRows = defaultBatchRows
+	}
+	if c.Parallelism <= 0 {
+		c.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if c.SplitBytes <= 0 {
+		c.SplitBytes = defaultSplitBytes
+	}
+	if c.Prefetch <= 0 {
+		c.Prefetch = defaultPrefetch
+	}
+	seen := map[string]bool{}
+	for _, col := range c.Columns {
+		if col.Name == "" {
+			return c, fmt.Errorf("%w: a required column has no name", ErrOptions)
+		}
+		if seen[col.Name] {
+			return c, fmt.Errorf("%w: column %s is required twice", ErrOptions, col.Name)
+		}
+		seen[col.Name] = true
+		if _, err := types.ToArrow(col.Type); err != nil || col.Type.Kind == types.Null {
+			return c, &UnsupportedTypeError{Column: col.Name, Type: col.Type.String()}
+		}
+	}
+	return c, nil
+}

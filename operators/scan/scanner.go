@@ -1,0 +1,360 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"github.com/hados-io/hados/operators/types"
+)
+
+// Scanner reads the rows of a scan as Arrow records, in file order then row
+// group order, whatever the parallelism.
+//
+// Records returned by Next are owned by the caller, who must Release each;
+// their buffers come from Options.Alloc. Records decoded ahead and not yet
+// returned are released by Close. A Scanner is used by one goroutine (Stats
+// may be called from any).
+type Scanner struct {
+	opt     Options
+	schema  *arrow.Schema
+	out     []outCol
+	pred    *pred // pushed filters, compiled
+	files   []*scanFile
+	splits  []*split
+	static  Stats
+	cnt     counters
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	next    atomic.Int64 // next split a worker claims
+	cur     int          // split the consumer reads
+	err     error
+	closed  bool
+	closeMu sync.Once
+}
+
+// outCol is one output column.
+type outCol struct {
+	Column
+	arrow arrow.DataType
+}
+
+// scanFile is one file that survived partition pruning.
+type scanFile struct {
+	path   string
+	md     *metadata.FileMetaData
+	schema *fileSchema
+	part   map[string]partValue
+}
+
+// split is a run of consecutive row groups of one file, decoded by one
+// worker, which sends its records (or an error) on ch and then closes it.
+type split struct {
+	file *scanFile
+	rgs  []int
+	ch   chan item
+}
+
+type item struct {
+	rec arrow.RecordBatch
+	err error
+}
+
+// Open validates the options, lists the files, prunes partitions, reads
+// every surviving file's footer (checking the files agree on the schema) and
+// starts the workers. Cancelling ctx stops them; Next then returns the
+// context's error.
+func Open(ctx context.Context, opt Options) (*Scanner, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{opt: o}
+	fields := make([]arrow.Field, len(o.Columns))
+	for i, c := range o.Columns {
+		at, _ := types.ToArrow(c.Type)
+		s.out = append(s.out, outCol{Column: c, arrow: at})
+		fields[i] = arrow.Field{Name: c.Name, Type: at, Nullable: c.Nullable}
+	}
+	s.schema = arrow.NewSchema(fields, nil)
+
+	paths := o.Files
+	if o.Dir != "" {
+		if paths, err = listDir(o.Dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.prunePartitions(paths); err != nil {
+		return nil, err
+	}
+	if err := s.readFooters(); err != nil {
+		return nil, err
+	}
+	if err := s.compileFilters(); err != nil {
+		return nil, err
+	}
+	s.planSplits()
+
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	workers := min(o.Parallelism, len(s.splits))
+	s.wg.Add(workers)
+	for range workers {
+		go s.work()
+	}
+	return s, nil
+}
+
+// Schema is the schema of the records Next returns.
+func (s *Scanner) Schema() *arrow.Schema { return s.schema }
+
+func (s *Scanner) partitionType(name string) (types.DataType, error) {
+	for _, c := range s.opt.Columns {
+		if c.Partition && c.Name == name {
+			return c.Type, nil
+		}
+	}
+	return types.Unknown, fmt.Errorf("%s is not a partition column", name)
+}
+
+// prunePartitions types every file's partition values and drops the files
+// whose partition fails the partition filters.
+func (s *Scanner) prunePartitions(paths []string) error {
+	pp, err := compileAll(s.opt.PartitionFilters, s.partitionType)
+	if err != nil {
+		return fmt.Errorf("%w: partition %w", ErrOptions, err)
+	}
+	seen, pruned := map[string]bool{}, map[string]bool{}
+	for _, p := range paths {
+		raw, key, err := partitionDirs(s.opt.Dir, p)
+		if err != nil {
+			return fileErr(p, -1, err)
+		}
+		vals := map[string]partValue{}
+		for _, c := range s.opt.Columns {
+			if !c.Partition {
+				continue
+			}
+			r, ok := raw[c.Name]
+			if !ok {
+				return fileErr(p, -1, fmt.Errorf("%w: no %s=value directory for partition column %s", ErrSchemaMismatch, c.Name, c.Name))
+			}
+			v, err := parsePartition(c.Type, r)
+			if err != nil {
+				return fileErr(p, -1, fmt.Errorf("%w: column %s: %w", ErrSchemaMismatch, c.Name, err))
+			}
+			vals[c.Name] = v
+		}
+		seen[key] = true
+		keep := pp.eval(func(col string) (datum, bool) { v := vals[col]; return v.v, v.isNull })
+		if !keep {
+			pruned[key] = true
+			s.static.FilesPruned++
+			continue
+		}
+		s.files = append(s.files, &scanFile{path: p, part: vals})
+	}
+	s.static.Partitions, s.static.PartitionsPruned = len(seen), len(pruned)
+	s.static.Files = len(s.files)
+	return nil
+}
+
+// readFooters reads each file's footer and checks its required columns.
+func (s *Scanner) readFooters() error {
+	for _, f := range s.files {
+		err := guard(func() error {
+			md, n, err := readFooter(f.path)
+			s.cnt.bytesRead.Add(n)
+			if err != nil {
+				return err
+			}
+			f.md = md
+			f.schema, err = readSchema(f.path, md)
+			return err
+		})
+		if err != nil {
+			return fileErr(f.path, -1, err)
+		}
+		for _, c := range s.out {
+			if c.Partition {
+				continue
+			}
+			if err := checkColumn(f, c.Name, c.Type); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkColumn checks that a file has column name of type want.
+func checkColumn(f *scanFile, name string, want types.DataType) error {
+	fc := f.schema.lookup(name)
+	switch {
+	case fc == nil:
+		return fileErr(f.path, -1, fmt.Errorf("%w: no column %s", ErrSchemaMismatch, name))
+	case fc.err != nil:
+		return fc.err
+	case fc.spark != want:
+		return fileErr(f.path, -1, fmt.Errorf("%w: column %s is %s in the file, the scan requires %s",
+			ErrSchemaMismatch, name, fc.spark, want))
+	}
+	return nil
+}
+
+// compileFilters compiles the pushed filters against the required columns'
+// types, or the first file's for filter-only columns, and checks every file
+// agrees.
+func (s *Scanner) compileFilters() error {
+	resolve := func(name string) (types.DataType, error) {
+		for _, c := range s.opt.Columns {
+			if c.Name == name {
+				if c.Partition {
+					return types.Unknown, fmt.Errorf("%s is a partition column: test it in PartitionFilters", name)
+				}
+				return c.Type, nil
+			}
+		}
+		if len(s.files) == 0 {
+			return types.Unknown, fmt.Errorf("column %s is not required and there is no file to type it from", name)
+		}
+		fc := s.files[0].schema.lookup(name)
+		if fc == nil {
+			return types.Unknown, fmt.Errorf("no column %s in %s", name, s.files[0].path)
+		}
+		if fc.err != nil {
+			return types.Unknown, fc.err
+		}
+		return fc.spark, nil
+	}
+	p, err := compileAll(s.opt.Filters, resolve)
+	if err != nil {
+		if errors.Is(err, ErrUnsupportedType) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	s.pred = p
+	var leaves []*leaf
+	p.leaves(&leaves)
+	for _, f := range s.files {
+		for _, l := range leaves {
+			if err := checkColumn(f, l.col, l.typ); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *pred) leaves(out *[]*leaf) {
+	if p.kind == pLeaf {
+		*out = append(*out, p.leaf)
+	}
+	for _, k := range p.kids {
+		k.leaves(out)
+	}
+}
+
+// planSplits groups each file's row groups into splits of about SplitBytes.
+func (s *Scanner) planSplits() {
+	for _, f := range s.files {
+		var cur *split
+		var size int64
+		for rg := 0; rg < f.md.NumRowGroups(); rg++ {
+			s.cnt.rowGroups.Add(1)
+			if cur == nil || size >= s.opt.SplitBytes {
+				cur = &split{file: f, ch: make(chan item, s.opt.Prefetch)}
+				s.splits = append(s.splits, cur)
+				size = 0
+			}
+			cur.rgs = append(cur.rgs, rg)
+			rgm := f.md.RowGroup(rg)
+			if n := rgm.TotalCompressedSize(); n > 0 {
+				size += n
+			} else {
+				size += rgm.TotalByteSize()
+			}
+		}
+	}
+}
+
+// Next returns the next record, or (nil, nil) at the end. The caller owns
+// the record and must Release it. After an error every call returns it.
+func (s *Scanner) Next() (arrow.RecordBatch, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	for s.cur < len(s.splits) {
+		if err := s.ctx.Err(); err != nil {
+			s.err = err
+			return nil, err
+		}
+		sp := s.splits[s.cur]
+		select {
+		case it, ok := <-sp.ch:
+			if !ok {
+				if err := s.ctx.Err(); err != nil {
+					s.err = err
+					return nil, err
+				}
+				s.cur++
+				continue
+			}
+			if it.err != nil {
+				s.err = it.err
+				s.cancel()
+				return nil, it.err
+			}
+			return it.rec, nil
+		case <-s.ctx.Done():
+			s.err = s.ctx.Err()
+			return nil, s.err
+		}
+	}
+	return nil, nil
+}
+
+// Stats returns a snapshot of the scan's counters; safe at any time.
+func (s *Scanner) Stats() Stats { return s.cnt.snapshot(s.static) }
+
+// Close stops the workers, waits for them and releases the records they
+// decoded ahead. It is idempotent and always returns nil; records already
+// returned by Next stay valid.
+func (s *Scanner) Close() error {
+	s.closeMu.Do(func() {
+		s.closed = true
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.wg.Wait()
+		for _, sp := range s.splits {
+			drain(sp.ch)
+		}
+	})
+	return nil
+}
+
+func drain(ch chan item) {
+	for {
+		select {
+		case it, ok := <-ch:
+			if !ok {
+				return
+			}
+			if it.rec != nil {
+				it.rec.Release()
+			}
+		default:
+			return
+		}
+	}
+}

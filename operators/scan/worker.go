@@ -1,0 +1,378 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// countingFile counts the bytes read from a file.
+type countingFile struct {
+	f *os.File
+	n *atomic.Int64
+}
+
+func (c countingFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.f.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c countingFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+
+// readFooter parses a file's footer; n is the bytes read.
+func readFooter(path string) (_ *metadata.FileMetaData, n int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	var cnt atomic.Int64
+	pr, err := file.NewParquetReader(countingFile{f, &cnt}, file.WithReadProps(readProps()))
+	if err != nil {
+		return nil, cnt.Load(), fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	md := pr.MetaData()
+	dropArrowSchema(md)
+	return md, cnt.Load(), nil
+}
+
+// dropArrowSchema removes the Arrow schema some writers store in the footer
+// (key ARROW:schema): the scan types columns from the Parquet schema alone,
+// as Spark does, and arrow-go's decoding of a corrupted stored schema can
+// spin instead of failing.
+func dropArrowSchema(md *metadata.FileMetaData) {
+	kv := md.FileMetaData.KeyValueMetadata
+	out := kv[:0:0]
+	for _, e := range kv {
+		if e != nil && e.Key != "ARROW:schema" {
+			out = append(out, e)
+		}
+	}
+	md.FileMetaData.KeyValueMetadata = out
+}
+
+// readProps: pages are read and decompressed into Go-heap scratch; only the
+// decoded Arrow buffers come from the scan's allocator.
+func readProps() *parquet.ReaderProperties {
+	p := parquet.NewReaderProperties(nil)
+	p.BufferedStreamEnabled = true
+	return p
+}
+
+// work claims splits in order until none is left or the scan is cancelled.
+func (s *Scanner) work() {
+	defer s.wg.Done()
+	for {
+		i := int(s.next.Add(1) - 1)
+		if i >= len(s.splits) || s.ctx.Err() != nil {
+			return
+		}
+		s.runSplit(s.splits[i])
+	}
+}
+
+// runSplit decodes one split into its channel and closes it.
+func (s *Scanner) runSplit(sp *split) {
+	defer close(sp.ch)
+	rg := -1
+	err := guard(func() error {
+		f, err := os.Open(sp.file.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pr, err := file.NewParquetReader(countingFile{f, &s.cnt.bytesRead},
+			file.WithReadProps(readProps()), file.WithMetadata(sp.file.md))
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}, s.opt.Alloc)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		for _, rg = range sp.rgs {
+			if s.ctx.Err() != nil {
+				return nil
+			}
+			keep, rows, err := s.pruneRowGroup(sp.file, pr, rg)
+			if err != nil {
+				return err
+			}
+			if !keep {
+				continue
+			}
+			if err := s.decodeRowGroup(sp, fr, rg, rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.send(sp, item{err: fileErr(sp.file.path, rg, err)})
+	}
+}
+
+// send hands an item to the consumer; false when the scan was cancelled
+// (the item's record is then released).
+func (s *Scanner) send(sp *split, it item) bool {
+	select {
+	case sp.ch <- it:
+		return true
+	case <-s.ctx.Done():
+		if it.rec != nil {
+			it.rec.Release()
+		}
+		return false
+	}
+}
+
+// pruneRowGroup decides whether a row group may hold matching rows, and
+// which row ranges of it (nil: all rows).
+func (s *Scanner) pruneRowGroup(f *scanFile, pr *file.Reader, rg int) (bool, ranges, error) {
+	if s.pred.kind == pTrue {
+		return true, nil, nil
+	}
+	if s.pred.kind == pFalse {
+		s.cnt.rgStats.Add(1)
+		return false, nil, nil
+	}
+	rgm := f.md.RowGroup(rg)
+	n := rgm.NumRows()
+	chunk := func(col string) (*fileCol, *metadata.ColumnChunkMetaData) {
+		fc := f.schema.lookup(col)
+		if fc == nil || fc.leaf < 0 {
+			return nil, nil
+		}
+		cc, err := rgm.ColumnChunk(fc.leaf)
+		if err != nil {
+			return nil, nil
+		}
+		return fc, cc
+	}
+	byCol := func(build func(fc *fileCol, cc *metadata.ColumnChunkMetaData) *summary) func(string) *summary {
+		cache := map[string]*summary{}
+		return func(col string) *summary {
+			if v, ok := cache[col]; ok {
+				return v
+			}
+			var sum *summary
+			if fc, cc := chunk(col); fc != nil {
+				sum = build(fc, cc)
+			}
+			cache[col] = sum
+			return sum
+		}
+	}
+
+	if !s.opt.DisableStats && !s.pred.may(byCol(func(fc *fileCol, cc *metadata.ColumnChunkMetaData) *summary {
+		return statsSummary(cc, fc)
+	})) {
+		s.cnt.rgStats.Add(1)
+		return false, nil, nil
+	}
+
+	var rows ranges
+	if !s.opt.DisablePageIndex {
+		var ok bool
+		if rows, ok = s.pageRanges(f, pr, rg, n); !ok {
+			s.cnt.rgPage.Add(1)
+			return false, nil, nil
+		}
+	}
+
+	if !s.opt.DisableDictionary {
+		rgr := pr.RowGroup(rg)
+		if !s.pred.may(byCol(func(fc *fileCol, cc *metadata.ColumnChunkMetaData) *summary {
+			return dictSummary(rgr, cc, fc)
+		})) {
+			s.cnt.rgDict.Add(1)
+			return false, nil, nil
+		}
+	}
+
+	if !s.opt.DisableBloom {
+		if bfr, err := pr.GetBloomFilterReader().RowGroup(rg); err == nil && bfr != nil {
+			if !s.pred.may(byCol(func(fc *fileCol, _ *metadata.ColumnChunkMetaData) *summary {
+				return bloomSummary(bfr, fc)
+			})) {
+				s.cnt.rgBloom.Add(1)
+				return false, nil, nil
+			}
+		}
+	}
+	if rows != nil {
+		s.cnt.rowsPrunedPage.Add(n - rows.rows())
+	}
+	return true, rows, nil
+}
+
+// pageRanges evaluates the filters on the row group's page index. It
+// returns the row ranges that may match (nil: all rows) and false when none
+// may. Pages of the required data columns are counted, and those lying
+// wholly outside the ranges counted as pruned.
+func (s *Scanner) pageRanges(f *scanFile, pr *file.Reader, rg int, n int64) (ranges, bool) {
+	rgpi, err := pr.GetPageIndexReader().RowGroup(rg)
+	if err != nil || rgpi == nil {
+		return nil, true
+	}
+	cache := map[string]*pageSummaries{}
+	pages := func(col string) *pageSummaries {
+		if v, ok := cache[col]; ok {
+			return v
+		}
+		fc := f.schema.lookup(col)
+		if fc == nil || fc.leaf < 0 {
+			return nil
+		}
+		v := pageIndex(rgpi, fc, n)
+		cache[col] = v
+		return v
+	}
+	rows := s.pred.rowsMay(n, pages)
+	for _, c := range s.out {
+		if c.Partition {
+			continue
+		}
+		ps := pages(c.Name)
+		if ps == nil {
+			continue
+		}
+		s.cnt.pages.Add(int64(len(ps.spans)))
+		for _, sp := range ps.spans {
+			if !rows.overlaps(sp.start, sp.end) {
+				s.cnt.pagesPruned.Add(1)
+			}
+		}
+	}
+	if rows.rows() == 0 {
+		return nil, false
+	}
+	if rows.rows() == n {
+		return nil, true
+	}
+	return rows, true
+}
+
+// decodeRowGroup decodes the rows of a row group in rows (nil: all) and
+// sends them as records.
+func (s *Scanner) decodeRowGroup(sp *split, fr *pqarrow.FileReader, rg int, rows ranges) error {
+	n := sp.file.md.RowGroup(rg).NumRows()
+	if rows == nil {
+		rows = fullRange(n)
+	}
+	var leaves []int
+	for _, c := range s.out {
+		if !c.Partition {
+			leaves = append(leaves, sp.file.schema.lookup(c.Name).leaf)
+		}
+	}
+	if len(leaves) == 0 { // only partition columns (or none): rows come from the metadata
+		for _, r := range rows {
+			for off := r.start; off < r.end; off += int64(s.opt.BatchRows) {
+				if err := s.emit(sp, nil, int(min(int64(s.opt.BatchRows), r.end-off))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	rr, err := fr.GetRecordReader(s.ctx, leaves, []int{rg})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer rr.Release()
+	var pos int64
+	for i := 0; i < len(rows); {
+		if rows[i].start > pos {
+			if err := rr.SeekToRow(rows[i].start); err != nil {
+				return fmt.Errorf("%w: seeking to row %d: %v", ErrCorrupt, rows[i].start, err)
+			}
+			pos = rows[i].start
+		}
+		if !rr.Next() {
+			if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+				return decodeErr(err)
+			}
+			return fmt.Errorf("%w: row group ends at row %d of %d", ErrCorrupt, pos, n)
+		}
+		rec := rr.RecordBatch()
+		if rec.NumRows() <= 0 {
+			return fmt.Errorf("%w: empty batch at row %d of %d", ErrCorrupt, pos, n)
+		}
+		end := pos + rec.NumRows()
+		for j := i; j < len(rows) && rows[j].start < end; j++ {
+			lo, hi := max(rows[j].start, pos), min(rows[j].end, end)
+			if lo >= hi {
+				continue
+			}
+			if err := s.emit(sp, rec, 0, lo-pos, hi-pos); err != nil {
+				return err
+			}
+		}
+		pos = end
+		for i < len(rows) && rows[i].end <= pos {
+			i++
+		}
+	}
+	return nil
+}
+
+func decodeErr(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
+
+// emit builds an output record from rows [lo, hi) of a decoded record (or
+// n rows of partition columns only when rec is nil) and sends it.
+func (s *Scanner) emit(sp *split, rec arrow.RecordBatch, n int, bounds ...int64) error {
+	if rec != nil {
+		n = int(bounds[1] - bounds[0])
+	}
+	cols := make([]arrow.Array, 0, len(s.out))
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	var names map[string]int
+	if rec != nil {
+		names = make(map[string]int, rec.NumCols())
+		for i, f := range rec.Schema().Fields() {
+			names[f.Name] = i
+		}
+	}
+	for _, c := range s.out {
+		if c.Partition {
+			cols = append(cols, constArray(s.opt.Alloc, c.arrow, sp.file.part[c.Name], n))
+			continue
+		}
+		fc := sp.file.schema.lookup(c.Name)
+		src := rec.Column(names[fc.name])
+		sl := array.NewSlice(src, bounds[0], bounds[1])
+		out, err := convert(s.opt.Alloc, sl, c.arrow, fc.toMicros)
+		sl.Release()
+		if err != nil {
+			return err
+		}
+		cols = append(cols, out)
+	}
+	out := array.NewRecordBatch(s.schema, cols, int64(n))
+	s.cnt.rows.Add(int64(n))
+	if !s.send(sp, item{rec: out}) {
+		return context.Canceled
+	}
+	return nil
+}
