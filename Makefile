@@ -36,7 +36,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## demo: device discovery and the full diagnostic on the software DPU
+## demo: device discovery, the full diagnostic on the software DPU, and RACE on TPC-H plans
 demo: build
 	@echo "== devices (a host-visible and a discrete software DPU) =="
 	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) devices
@@ -46,6 +46,12 @@ demo: build
 	@echo
 	@echo "== diagnostic =="
 	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) diag
+	@echo
+	@echo "== RACE: TPC-H Q6 (a Spark-shaped plan shipped with hados) converted for the DPU =="
+	./$(BIN) explain race/planbuilder/testdata/tpch/q6.json
+	@if [ -d ../shared/spark-plans/tpch ]; then \
+	  echo; echo "== RACE: which of Spark's own TPC-H plans would offload =="; \
+	  ./$(BIN) qualify ../shared/spark-plans/tpch; fi
 
 ## cshared: libhados.so with hados.h and hados.pc (build/), and the software DPU as a driver plugin
 cshared:
