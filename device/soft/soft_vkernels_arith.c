@@ -437,9 +437,17 @@ VK_INLINE int dec_mul_body(soft_kctx *k) {
     }
     return HADOS_OK;
   }
+  /* 128-bit operands: multiply with an overflow check and take the exact
+     256-bit path only for the rows that need it */
   VK_ROWS(v, {
-    i128 r = 0;
-    int ok = dec_mul_slow(dec_get(k->a, ta, i), dec_get(k->b, tb, i), p, d->vtype, &r);
+    i128 r = 0, prod;
+    int ok;
+    if (!__builtin_mul_overflow(dec_get(k->a, ta, i), dec_get(k->b, tb, i), &prod) && p <= 38) {
+      r = p > 0 ? div_pow10_round(prod, p) : prod;
+      ok = d->vtype == HADOS_VT_I128 || (r >= INT64_MIN && r <= INT64_MAX);
+    } else {
+      ok = dec_mul_slow(dec_get(k->a, ta, i), dec_get(k->b, tb, i), p, d->vtype, &r);
+    }
     dec_put(d, v, i, r, ok);
   });
   return HADOS_OK;
