@@ -319,7 +319,7 @@ type Buffer struct {
 
 // Bytes is the host view of the buffer: device memory on a host-visible
 // device, the pinned memory of a host pool, nil on a discrete device. It is
-// valid until Free.
+// valid until Free (or until its device is closed).
 func (b *Buffer) Bytes() []byte { return b.host }
 
 // Account is the account the buffer is charged to.
