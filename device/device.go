@@ -109,7 +109,7 @@ type Device interface {
 	Free(addr Addr) error
 	// Map returns host memory aliasing [addr, addr+size) on a HostVisible
 	// device, and an error wrapping ErrNotSupported on a Discrete one. The
-	// slice is valid until the allocation is freed.
+	// slice is valid until the allocation is freed or the device closed.
 	Map(addr Addr, size uint64) ([]byte, error)
 	// NewQueue opens a submission/completion queue admitting depth programs
 	// whose completions have not been polled yet.
