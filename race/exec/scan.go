@@ -1,0 +1,192 @@
+package exec
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/scan"
+	"github.com/hados-io/hados/operators/types"
+	"github.com/hados-io/hados/race/convert"
+	"github.com/hados-io/hados/race/plan"
+	"github.com/hados-io/hados/race/rules"
+)
+
+// scanOp is a Parquet scan as an operator: it decodes straight into the
+// target's memory (device memory on a host-visible device).
+type scanOp struct {
+	opt    scan.Options
+	schema *arrow.Schema
+	s      *scan.Scanner
+	stats  operators.Stats
+}
+
+func (b *builder) scan(n *rules.Node) (operators.Operator, error) {
+	si := n.Spark.Scan
+	if si == nil || si.Format != "parquet" {
+		return nil, notExecutable(n, "only Parquet scans are executable")
+	}
+	dir, err := b.tableDir(si.Table)
+	if err != nil {
+		return nil, err
+	}
+	var mem memory.Allocator = hmem.NewHostAllocator(b.target.Host, b.target.Account)
+	if b.target.HostVisible() {
+		if a, err := hmem.NewDeviceAllocator(b.target.Pool, b.target.Account); err == nil {
+			mem = a
+		}
+	}
+	opt := scan.Options{Dir: dir, Alloc: mem}
+	fields := make([]arrow.Field, 0, len(n.Spark.Output))
+	for _, a := range n.Spark.Output {
+		opt.Columns = append(opt.Columns, scan.Column{Name: a.Name, Type: a.Type, Nullable: true})
+		at, err := types.ToArrow(a.Type)
+		if err != nil {
+			return nil, notExecutable(n, err.Error())
+		}
+		fields = append(fields, arrow.Field{Name: a.Name, Type: at, Nullable: true})
+	}
+	for _, f := range si.PushedFilters {
+		if sf, ok := sourceFilter(f); ok { // pushdown only prunes; the exact filter runs on the device
+			opt.Filters = append(opt.Filters, sf)
+		}
+	}
+	op := &scanOp{opt: opt, schema: arrow.NewSchema(fields, nil)}
+	b.track("DpuScan "+si.Table, op)
+	return op, nil
+}
+
+func (s *scanOp) Schema() *arrow.Schema { return s.schema }
+
+func (s *scanOp) Open(ctx context.Context) error {
+	sc, err := scan.Open(ctx, s.opt)
+	if err != nil {
+		return err
+	}
+	s.s = sc
+	s.schema = sc.Schema()
+	return nil
+}
+
+func (s *scanOp) Next(context.Context) (arrow.Record, error) {
+	rec, err := s.s.Next()
+	if rec != nil {
+		s.stats.RowsOut += rec.NumRows()
+		s.stats.Batches++
+	}
+	return rec, err
+}
+
+func (s *scanOp) Close() error {
+	if s.s == nil {
+		return nil
+	}
+	err := s.s.Close()
+	s.s = nil
+	return err
+}
+
+func (s *scanOp) Stats() operators.Stats { return s.stats }
+
+// sourceFilter converts one of Spark's pushed data-source filters; false
+// for forms it does not know (they are simply not pushed down).
+func sourceFilter(e *plan.Expr) (scan.Filter, bool) {
+	if e == nil || e.Kind != plan.ExprCall {
+		return nil, false
+	}
+	col := func() (string, bool) {
+		if len(e.Args) == 0 || (e.Args[0].Kind != plan.ExprAttr && e.Args[0].Kind != plan.ExprOpaque) {
+			return "", false
+		}
+		return e.Args[0].Name, e.Args[0].Name != ""
+	}
+	val := func(i int) (scan.Value, bool) {
+		if i >= len(e.Args) || e.Args[i].Kind != plan.ExprLiteral {
+			return nil, false
+		}
+		l, err := convert.Expr(e.Args[i], nil)
+		if err != nil || l.Op != expr.OpLiteral {
+			return nil, false
+		}
+		return sourceValue(l)
+	}
+	two := func(mk func(a string, v scan.Value) scan.Filter) (scan.Filter, bool) {
+		a, ok := col()
+		v, ok2 := val(1)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		return mk(a, v), true
+	}
+	switch e.Name {
+	case "IsNotNull", "IsNull":
+		a, ok := col()
+		if !ok {
+			return nil, false
+		}
+		if e.Name == "IsNull" {
+			return scan.IsNull{Attr: a}, true
+		}
+		return scan.IsNotNull{Attr: a}, true
+	case "EqualTo":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.EqualTo{Attr: a, Value: v} })
+	case "EqualNullSafe":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.EqualNullSafe{Attr: a, Value: v} })
+	case "GreaterThan":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.GreaterThan{Attr: a, Value: v} })
+	case "GreaterThanOrEqual":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.GreaterThanOrEqual{Attr: a, Value: v} })
+	case "LessThan":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.LessThan{Attr: a, Value: v} })
+	case "LessThanOrEqual":
+		return two(func(a string, v scan.Value) scan.Filter { return scan.LessThanOrEqual{Attr: a, Value: v} })
+	case "And", "Or":
+		if len(e.Args) != 2 {
+			return nil, false
+		}
+		l, ok1 := sourceFilter(e.Args[0])
+		r, ok2 := sourceFilter(e.Args[1])
+		if e.Name == "And" { // one pushable side is still a valid (weaker) pruning filter
+			switch {
+			case ok1 && ok2:
+				return scan.And{Left: l, Right: r}, true
+			case ok1:
+				return l, true
+			case ok2:
+				return r, true
+			}
+			return nil, false
+		}
+		if ok1 && ok2 {
+			return scan.Or{Left: l, Right: r}, true
+		}
+	}
+	return nil, false
+}
+
+func sourceValue(l *expr.Expr) (scan.Value, bool) {
+	switch v := l.Value.(type) {
+	case nil:
+		return nil, true
+	case bool, float64, string:
+		return v, true
+	case int32:
+		if l.Type.Kind == types.Date {
+			return scan.Date(v), true
+		}
+		return v, true
+	case int64:
+		if l.Type.Kind == types.Timestamp {
+			return scan.Timestamp(v), true
+		}
+		return v, true
+	case *big.Int:
+		return scan.Decimal{Unscaled: v, Scale: l.Type.Scale}, true
+	}
+	return nil, false
+}
