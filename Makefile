@@ -49,6 +49,10 @@ demo: build
 	@echo
 	@echo "== RACE: TPC-H Q6 (a Spark-shaped plan shipped with hados) converted for the DPU =="
 	./$(BIN) explain race/planbuilder/testdata/tpch/q6.json
+	@echo
+	@echo "== TPC-H lineitem at SF 0.1 as Parquet, then Q6 executed on the software DPU =="
+	@test -f $(BUILD)/demo/lineitem/.done || (./$(BIN) gen tpch --sf 0.1 --tables lineitem --out $(BUILD)/demo --quiet && touch $(BUILD)/demo/lineitem/.done)
+	HADOS_DEVICES='soft:memory=1GiB,mode=discrete' ./$(BIN) run race/planbuilder/testdata/tpch/q6.json --warehouse $(BUILD)/demo --metrics
 	@if [ -d ../shared/spark-plans/tpch ]; then \
 	  echo; echo "== RACE: which of Spark's own TPC-H plans would offload =="; \
 	  ./$(BIN) qualify ../shared/spark-plans/tpch; fi

@@ -322,7 +322,12 @@ func (h *HashAggregate) Next(ctx context.Context) (arrow.Record, error) {
 // emit writes the groups into output columns, asking the device first how
 // many there are.
 func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
-	groups, strBytes := 0, 4096
+	// a first guess that fits most aggregations; the device says how many
+	// groups there are when it does not (and the emit is retried)
+	groups, strBytes := 1024, 64<<10
+	if len(h.keys) == 0 {
+		groups = 1
+	}
 	for attempt := 0; attempt < 8; attempt++ {
 		o := newOutputs(h.t)
 		rec, need, err := h.emitInto(ctx, o, groups, strBytes)

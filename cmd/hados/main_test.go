@@ -139,3 +139,27 @@ func TestGenTPCH(t *testing.T) {
 		t.Fatalf("bad schema: %d %s", code, errs)
 	}
 }
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := cli(t, context.Background(), "gen", "tpch", "--sf", "0.01", "--out", dir, "--quiet", "--tables", "lineitem"); code != 0 {
+		t.Fatal(errs)
+	}
+	plan := "../../race/planbuilder/testdata/tpch/q6.json"
+	code, out, errs := cli(t, context.Background(), "run", plan, "--warehouse", dir, "--devices", "soft:memory=128MiB")
+	if code != 0 || !strings.HasPrefix(out, "revenue\n") || !strings.Contains(out, "DpuFilter+DpuProject") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = cli(t, context.Background(), "run", plan, "--warehouse", dir, "--format", "json", "--devices", "soft:memory=128MiB")
+	if code != 0 || !strings.HasPrefix(out, `{"revenue":"`) {
+		t.Fatalf("json: %d %s", code, out)
+	}
+	code, _, errs = cli(t, context.Background(), "run", "../../race/planbuilder/testdata/tpch/q1.json", "--warehouse", dir, "--devices", "soft:memory=128MiB")
+	if code != 1 || !strings.Contains(errs, "DpuSort") {
+		t.Fatalf("q1 (sorts): %d %s", code, errs)
+	}
+	code, _, errs = cli(t, context.Background(), "run", plan, "--warehouse", t.TempDir(), "--devices", "soft:memory=128MiB")
+	if code != 1 || !strings.Contains(errs, "lineitem") {
+		t.Fatalf("missing table: %d %s", code, errs)
+	}
+}
