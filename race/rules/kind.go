@@ -53,8 +53,9 @@ type capability struct {
 	today bool
 }
 
-// capabilities is the device's operator table. Scan, Filter, Project and
-// the aggregates execute today (package operators). The rest are
+// capabilities is the device's operator table. Scan, Filter, Project, the
+// aggregates and Exchange (single-task execution in race/exec, partitioning
+// in operators/exchange) execute today. The rest are
 // operators planned by the operator issue: declared here so that planning
 // and qualification reflect the target design; Node.Planned marks them and
 // Result.ExecutableToday says whether a plan runs with today's operators.
@@ -65,12 +66,12 @@ var capabilities = map[plan.Op]capability{
 	plan.OpHashAggregate:       {DpuHashAggregate, true},
 	plan.OpObjectHashAggregate: {DpuHashAggregate, true},
 	plan.OpSortAggregate:       {DpuHashAggregate, true},
+	plan.OpExchange:            {DpuExchange, true},
 	// Operators planned by the operator issue (capability declaration).
 	plan.OpSort:                  {DpuSort, false},
 	plan.OpBroadcastHashJoin:     {DpuHashJoin, false},
 	plan.OpShuffledHashJoin:      {DpuHashJoin, false},
 	plan.OpSortMergeJoin:         {DpuHashJoin, false},
-	plan.OpExchange:              {DpuExchange, false},
 	plan.OpBroadcastExchange:     {DpuBroadcastExchange, false},
 	plan.OpReusedExchange:        {DpuReusedExchange, false},
 	plan.OpUnion:                 {DpuUnion, false},
