@@ -12,126 +12,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/hados-io/hados/internal/tpchgen"
-	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/internal/tpchpipes"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
-	"github.com/hados-io/hados/operators/types"
 )
-
-// lineitem generates lineitem at a scale factor straight into the target's
-// memory (device memory on a host-visible device), keeping only the columns
-// TPC-H Q1 and Q6 read.
-func lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []arrow.Record) {
-	tb.Helper()
-	var mem memory.Allocator = hmem.NewHostAllocator(t.Host, nil)
-	if t.HostVisible() {
-		a, err := hmem.NewDeviceAllocator(t.Pool, nil)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		mem = a
-	}
-	rr, err := tpchgen.NewTableReader("lineitem", tpchgen.Options{SF: sf, Mem: mem, BatchRows: 1 << 17})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rr.Release()
-	keep := []string{"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate"}
-	var idx []int
-	var fields []arrow.Field
-	for _, name := range keep {
-		i := rr.Schema().FieldIndices(name)[0]
-		idx = append(idx, i)
-		fields = append(fields, rr.Schema().Field(i))
-	}
-	schema := arrow.NewSchema(fields, nil)
-	var recs []arrow.Record
-	for rr.Next() {
-		r := rr.Record()
-		cols := make([]arrow.Array, len(idx))
-		for j, i := range idx {
-			cols[j] = r.Column(i)
-		}
-		recs = append(recs, array.NewRecord(schema, cols, r.NumRows()))
-	}
-	if err := rr.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	})
-	return schema, recs
-}
-
-var (
-	tBool = types.DataType{Kind: types.Boolean}
-	tDate = types.DataType{Kind: types.Date}
-	tStr  = types.DataType{Kind: types.String}
-	tDec  = types.DecimalOf(15, 2)
-)
-
-func col(s *arrow.Schema, name string) *expr.Expr {
-	i := s.FieldIndices(name)[0]
-	dt, _ := types.FromArrow(s.Field(i).Type)
-	return expr.Column(i, name, dt)
-}
-
-func arith(tb testing.TB, op expr.Op, sym string, a, b *expr.Expr) *expr.Expr {
-	t, err := types.Arithmetic(sym, a.Type, b.Type)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return expr.Call(op, t, a, b)
-}
-
-func date(y, m, d int) *expr.Expr { return expr.Literal(expr.DaysFromCivil(y, m, d), tDate) }
-
-// q6 is TPC-H Q6 as one fused device pipeline: filter → sum(price*discount).
-func q6(tb testing.TB, t *operators.Target, s *arrow.Schema, recs []arrow.Record) *operators.HashAggregate {
-	ship, disc, qty := col(s, "l_shipdate"), col(s, "l_discount"), col(s, "l_quantity")
-	cond := expr.Call(expr.OpAnd, tBool,
-		expr.Call(expr.OpAnd, tBool, expr.Call(expr.OpGe, tBool, ship, date(1994, 1, 1)), expr.Call(expr.OpLt, tBool, ship, date(1995, 1, 1))),
-		expr.Call(expr.OpAnd, tBool, expr.Between(disc, expr.Decimal(5, 15, 2), expr.Decimal(7, 15, 2)),
-			expr.Call(expr.OpLt, tBool, qty, expr.Decimal(2400, 15, 2))))
-	rev := arith(tb, expr.OpMul, "*", col(s, "l_extendedprice"), disc)
-	h, err := operators.NewHashAggregate(t, operators.NewRecordSource(s, recs...), cond, nil,
-		[]operators.AggCall{{Func: "sum", Args: []*expr.Expr{rev}, Input: rev.Type}}, operators.AggUpdate, []string{"revenue", "isEmpty"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
-
-// q1 is TPC-H Q1's partial aggregation as one fused device pipeline.
-func q1(tb testing.TB, t *operators.Target, s *arrow.Schema, recs []arrow.Record) *operators.HashAggregate {
-	qty, price, disc, tax := col(s, "l_quantity"), col(s, "l_extendedprice"), col(s, "l_discount"), col(s, "l_tax")
-	one := expr.Decimal(1, 1, 0)
-	discPrice := arith(tb, expr.OpMul, "*", price, arith(tb, expr.OpSub, "-", one, disc))
-	charge := arith(tb, expr.OpMul, "*", discPrice, arith(tb, expr.OpAdd, "+", one, tax))
-	cond := expr.Call(expr.OpLe, tBool, col(s, "l_shipdate"), date(1998, 9, 2))
-	sum := func(e *expr.Expr) operators.AggCall {
-		return operators.AggCall{Func: "sum", Args: []*expr.Expr{e}, Input: e.Type}
-	}
-	avg := func(e *expr.Expr) operators.AggCall {
-		return operators.AggCall{Func: "avg", Args: []*expr.Expr{e}, Input: e.Type}
-	}
-	calls := []operators.AggCall{sum(qty), sum(price), sum(discPrice), sum(charge), avg(qty), avg(price), avg(disc),
-		{Func: "count", Input: types.DataType{Kind: types.Long}}}
-	names := []string{"l_returnflag", "l_linestatus", "sum_qty", "e1", "sum_base_price", "e2", "sum_disc_price", "e3",
-		"sum_charge", "e4", "avg_qty_sum", "avg_qty_count", "avg_price_sum", "avg_price_count", "avg_disc_sum", "avg_disc_count", "count_order"}
-	h, err := operators.NewHashAggregate(t, operators.NewRecordSource(s, recs...), cond,
-		[]*expr.Expr{col(s, "l_returnflag"), col(s, "l_linestatus")}, calls, operators.AggUpdate, names)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
 
 // decimalOf reads a decimal column value as an exact big.Int unscaled.
 func decimalOf(a arrow.Array, i int) *big.Int {
@@ -144,7 +29,6 @@ func decimalOf(a arrow.Array, i int) *big.Int {
 	panic(fmt.Sprintf("not a decimal: %T", a))
 }
 
-var _ = decimal128.Num{}
 
 // refQ1 computes Q1's groups in plain Go with exact arithmetic: per group
 // (flag+status) sum_qty, sum_price, sum_disc_price (scale 4), sum_charge
@@ -184,10 +68,10 @@ func TestTPCHQ1Q6(t *testing.T) {
 	for _, mode := range []string{"host-visible", "discrete"} {
 		t.Run(mode, func(t *testing.T) {
 			tgt := newTarget(t, "soft:memory=512MiB,cores=2,mode="+mode)
-			s, recs := lineitem(t, tgt, 0.01)
+			s, recs := tpchpipes.Lineitem(t, tgt, 0.01)
 			ctx := context.Background()
 
-			out, err := operators.Collect(ctx, q1(t, tgt, s, recs))
+			out, err := operators.Collect(ctx, tpchpipes.Q1(t, tgt, s, recs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +96,7 @@ func TestTPCHQ1Q6(t *testing.T) {
 				}
 			}
 
-			out, err = operators.Collect(ctx, q6(t, tgt, s, recs))
+			out, err = operators.Collect(ctx, tpchpipes.Q6(t, tgt, s, recs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,11 +139,11 @@ func BenchmarkTPCH(b *testing.B) {
 	}
 	for _, cores := range []int{1, 2} {
 		tgt := newTarget(b, fmt.Sprintf("soft:memory=4GiB,cores=%d", cores))
-		s, recs := lineitem(b, tgt, sf)
+		s, recs := tpchpipes.Lineitem(b, tgt, sf)
 		for _, q := range []struct {
 			name string
 			mk   func(testing.TB, *operators.Target, *arrow.Schema, []arrow.Record) *operators.HashAggregate
-		}{{"q1", q1}, {"q6", q6}} {
+		}{{"q1", tpchpipes.Q1}, {"q6", tpchpipes.Q6}} {
 			b.Run(fmt.Sprintf("%s/sf%g/cores%d", q.name, sf, cores), func(b *testing.B) {
 				var times []time.Duration
 				for i := 0; i < b.N; i++ {

@@ -1,0 +1,132 @@
+// Package tpchpipes builds TPC-H lineitem in device memory and TPC-H Q1
+// and Q6 as fused device pipelines (HashAggregate with the filter fused
+// in), for the operators' tests and for benchmarks that compare them with
+// DuckDB in the same run. Test support: it takes a testing.TB.
+package tpchpipes
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/internal/tpchgen"
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/types"
+)
+
+// Lineitem generates lineitem at a scale factor straight into the target's
+// memory (device memory on a host-visible device), keeping only the columns
+// TPC-H Q1 and Q6 read.
+func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []arrow.Record) {
+	tb.Helper()
+	var mem memory.Allocator = hmem.NewHostAllocator(t.Host, nil)
+	if t.HostVisible() {
+		a, err := hmem.NewDeviceAllocator(t.Pool, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		mem = a
+	}
+	rr, err := tpchgen.NewTableReader("lineitem", tpchgen.Options{SF: sf, Mem: mem, BatchRows: 1 << 17})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rr.Release()
+	keep := []string{"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate"}
+	var idx []int
+	var fields []arrow.Field
+	for _, name := range keep {
+		i := rr.Schema().FieldIndices(name)[0]
+		idx = append(idx, i)
+		fields = append(fields, rr.Schema().Field(i))
+	}
+	schema := arrow.NewSchema(fields, nil)
+	var recs []arrow.Record
+	for rr.Next() {
+		r := rr.Record()
+		cols := make([]arrow.Array, len(idx))
+		for j, i := range idx {
+			cols[j] = r.Column(i)
+		}
+		recs = append(recs, array.NewRecord(schema, cols, r.NumRows()))
+	}
+	if err := rr.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	})
+	return schema, recs
+}
+
+var (
+	tBool = types.DataType{Kind: types.Boolean}
+	tDate = types.DataType{Kind: types.Date}
+)
+
+// Col is a reference to the named column of s, typed from its Arrow type.
+func Col(s *arrow.Schema, name string) *expr.Expr {
+	i := s.FieldIndices(name)[0]
+	dt, _ := types.FromArrow(s.Field(i).Type)
+	return expr.Column(i, name, dt)
+}
+
+// Arith applies op with Spark's result type for sym ("+", "-", "*", "/").
+func Arith(tb testing.TB, op expr.Op, sym string, a, b *expr.Expr) *expr.Expr {
+	t, err := types.Arithmetic(sym, a.Type, b.Type)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return expr.Call(op, t, a, b)
+}
+
+// Date is a date literal.
+func Date(y, m, d int) *expr.Expr { return expr.Literal(expr.DaysFromCivil(y, m, d), tDate) }
+
+// Q6 is TPC-H Q6 as one fused device pipeline: filter → sum(price*discount).
+func Q6(tb testing.TB, t *operators.Target, s *arrow.Schema, recs []arrow.Record) *operators.HashAggregate {
+	ship, disc, qty := Col(s, "l_shipdate"), Col(s, "l_discount"), Col(s, "l_quantity")
+	cond := expr.Call(expr.OpAnd, tBool,
+		expr.Call(expr.OpAnd, tBool, expr.Call(expr.OpGe, tBool, ship, Date(1994, 1, 1)), expr.Call(expr.OpLt, tBool, ship, Date(1995, 1, 1))),
+		expr.Call(expr.OpAnd, tBool, expr.Between(disc, expr.Decimal(5, 15, 2), expr.Decimal(7, 15, 2)),
+			expr.Call(expr.OpLt, tBool, qty, expr.Decimal(2400, 15, 2))))
+	rev := Arith(tb, expr.OpMul, "*", Col(s, "l_extendedprice"), disc)
+	h, err := operators.NewHashAggregate(t, operators.NewRecordSource(s, recs...), cond, nil,
+		[]operators.AggCall{{Func: "sum", Args: []*expr.Expr{rev}, Input: rev.Type}}, operators.AggUpdate, []string{"revenue", "isEmpty"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+// Q1 is TPC-H Q1's partial aggregation as one fused device pipeline.
+func Q1(tb testing.TB, t *operators.Target, s *arrow.Schema, recs []arrow.Record) *operators.HashAggregate {
+	qty, price, disc, tax := Col(s, "l_quantity"), Col(s, "l_extendedprice"), Col(s, "l_discount"), Col(s, "l_tax")
+	one := expr.Decimal(1, 1, 0)
+	discPrice := Arith(tb, expr.OpMul, "*", price, Arith(tb, expr.OpSub, "-", one, disc))
+	charge := Arith(tb, expr.OpMul, "*", discPrice, Arith(tb, expr.OpAdd, "+", one, tax))
+	cond := expr.Call(expr.OpLe, tBool, Col(s, "l_shipdate"), Date(1998, 9, 2))
+	sum := func(e *expr.Expr) operators.AggCall {
+		return operators.AggCall{Func: "sum", Args: []*expr.Expr{e}, Input: e.Type}
+	}
+	avg := func(e *expr.Expr) operators.AggCall {
+		return operators.AggCall{Func: "avg", Args: []*expr.Expr{e}, Input: e.Type}
+	}
+	calls := []operators.AggCall{sum(qty), sum(price), sum(discPrice), sum(charge), avg(qty), avg(price), avg(disc),
+		{Func: "count", Input: types.DataType{Kind: types.Long}}}
+	names := []string{"l_returnflag", "l_linestatus", "sum_qty", "e1", "sum_base_price", "e2", "sum_disc_price", "e3",
+		"sum_charge", "e4", "avg_qty_sum", "avg_qty_count", "avg_price_sum", "avg_price_count", "avg_disc_sum", "avg_disc_count", "count_order"}
+	h, err := operators.NewHashAggregate(t, operators.NewRecordSource(s, recs...), cond,
+		[]*expr.Expr{Col(s, "l_returnflag"), Col(s, "l_linestatus")}, calls, operators.AggUpdate, names)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
