@@ -29,7 +29,6 @@ func decimalOf(a arrow.Array, i int) *big.Int {
 	panic(fmt.Sprintf("not a decimal: %T", a))
 }
 
-
 // refQ1 computes Q1's groups in plain Go with exact arithmetic: per group
 // (flag+status) sum_qty, sum_price, sum_disc_price (scale 4), sum_charge
 // (scale 6), count.

@@ -129,4 +129,3 @@ func Q1(tb testing.TB, t *operators.Target, s *arrow.Schema, recs []arrow.Record
 	}
 	return h
 }
-
