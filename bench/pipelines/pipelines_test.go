@@ -1,0 +1,96 @@
+// Package pipelines compares hados's fused device pipelines for TPC-H Q1
+// and Q6 with DuckDB in the same run (issue: "fused pipelines … compared in
+// the same run with DuckDB running the same SQL over the same data loaded
+// into DuckDB's own tables").
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	duckdbh "github.com/hados-io/hados/bench/duckdb"
+	"github.com/hados-io/hados/bench/tpchdata"
+	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/internal/tpchpipes"
+	"github.com/hados-io/hados/operators"
+)
+
+func median(ts []time.Duration) time.Duration {
+	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+	return ts[len(ts)/2]
+}
+
+// BenchmarkQ1Q6VsDuckDB: lineitem at HADOS_BENCH_SF (default 1) in device
+// memory vs DuckDB's own tables, one engine core vs DuckDB threads=1 (and
+// two cores vs threads=2), medians of 5 runs each, ratio hados/DuckDB.
+func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
+	sf := 1.0
+	if v := os.Getenv("HADOS_BENCH_SF"); v != "" {
+		sf, _ = strconv.ParseFloat(v, 64)
+	}
+	dir := filepath.Join(os.TempDir(), "hados-bench", fmt.Sprintf("sf%g", sf))
+	if _, err := tpchdata.Ensure(context.Background(), dir, tpchdata.Spec{SF: sf}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, threads := range []int{1, 2} {
+		db, err := duckdbh.Open(threads)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.LoadParquetTables(dir, "lineitem"); err != nil {
+			b.Fatal(err)
+		}
+		cfg := hados.DefaultConfig()
+		cfg.Devices = fmt.Sprintf("soft:memory=4GiB,cores=%d", threads)
+		rt, err := hados.Open(cfg, hados.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		task, err := rt.BeginTask(hados.TaskSpec{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tgt := task.Targets()[0]
+		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
+			s, recs := tpchpipes.Lineitem(b, tgt, sf)
+			for _, q := range []struct {
+				n    int
+				name string
+				mk   func(testing.TB, *operators.Target, *arrow.Schema, []arrow.Record) *operators.HashAggregate
+			}{{1, "q1", tpchpipes.Q1}, {6, "q6", tpchpipes.Q6}} {
+				var hd []time.Duration
+				for i := 0; i < 5; i++ {
+					start := time.Now()
+					out, err := operators.Collect(context.Background(), q.mk(b, tgt, s, recs))
+					if err != nil {
+						b.Fatal(err)
+					}
+					hd = append(hd, time.Since(start))
+					for _, r := range out {
+						r.Release()
+					}
+				}
+				m, err := db.Measure(context.Background(), duckdbh.TPCHQuery(q.n), 5)
+				if err != nil {
+					b.Fatal(err)
+				}
+				h := median(hd)
+				b.ReportMetric(float64(h.Microseconds())/1e3, q.name+"-hados-ms")
+				b.ReportMetric(float64(m.Median.Microseconds())/1e3, q.name+"-duckdb-ms")
+				b.ReportMetric(h.Seconds()/m.Median.Seconds(), q.name+"-ratio")
+				b.Logf("%s threads=%d: hados %v, DuckDB %v (CPU %v), ratio %.2f", q.name, threads, h, m.Median, m.MedianCPU, h.Seconds()/m.Median.Seconds())
+			}
+		})
+		task.End()
+		rt.Close()
+		db.Close()
+	}
+}
