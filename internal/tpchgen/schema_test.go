@@ -1,6 +1,8 @@
 package tpchgen
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"flag"
 	"fmt"
 	"os"
@@ -12,23 +14,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// checkGolden compares got with testdata/name, or rewrites it under -update.
 func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update after checking the change):\n%s", path, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestSchemaGolden(t *testing.T) {

@@ -1,10 +1,11 @@
 package scan
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"flag"
 	"math"
 	"math/big"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,22 +17,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from golden:\n got:\n%s\nwant:\n%s", name, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestFilterString checks filters print the way Spark prints them.

@@ -1,9 +1,10 @@
 package write
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"flag"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -158,21 +159,6 @@ func TestPartitionValuesInResult(t *testing.T) {
 	}
 }
 
-// checkGolden compares got with testdata/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs:\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), got, *update)
 }

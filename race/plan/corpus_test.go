@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,33 +11,7 @@ import (
 	"testing"
 )
 
-// sharedDir locates ../shared beside the module root (HADOS_SHARED
-// overrides), skipping the test when it is absent.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("HADOS_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "spark-plans")); err != nil {
-		t.Skipf("shared corpus not found at %s (set HADOS_SHARED): %v", shared, err)
-	}
-	return shared
-}
+func sharedDir(t testing.TB) string { return testkit.SharedDir(t, "spark-plans") }
 
 func corpusFiles(t testing.TB) []string {
 	shared := sharedDir(t)

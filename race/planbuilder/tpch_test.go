@@ -1,6 +1,8 @@
 package planbuilder
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -313,28 +315,7 @@ func TestTPCHTyping(t *testing.T) {
 	}
 }
 
-// sharedDir locates /work/shared: HADOS_SHARED, else ../shared beside the
-// module root.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("HADOS_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+func sharedDir(t *testing.T) string { return testkit.SharedDir(t, "spark-plans") }
 
 // opCounts is the multiset of operator kinds of a plan, subqueries
 // included, without the row/columnar and codegen wrappers.

@@ -1,6 +1,8 @@
 package qualify
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -106,13 +108,7 @@ func TestReadDirectory(t *testing.T) {
 
 // TestCorpus qualifies both corpora: no errors.
 func TestCorpus(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "spark-plans")
-	if d := os.Getenv("HADOS_SHARED"); d != "" {
-		dir = filepath.Join(d, "spark-plans")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the Spark plan corpus is not at %s (set HADOS_SHARED)", dir)
-	}
+	dir := filepath.Join(testkit.SharedDir(t, "spark-plans"), "spark-plans")
 	srcs, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)

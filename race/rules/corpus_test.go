@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"github.com/hados-io/hados/internal/testkit"
+
 	"flag"
 	"os"
 	"path/filepath"
@@ -12,33 +14,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// sharedDir locates /work/shared beside the module root (HADOS_SHARED
-// overrides) or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("HADOS_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "spark-plans")); err != nil {
-		t.Skipf("the Spark plan corpus is not at %s (set HADOS_SHARED)", shared)
-	}
-	return shared
-}
+func sharedDir(t testing.TB) string { return testkit.SharedDir(t, "spark-plans") }
 
 func importFile(t testing.TB, path string) *plan.Plan {
 	t.Helper()
@@ -53,23 +29,8 @@ func importFile(t testing.TB, path string) *plan.Plan {
 	return p
 }
 
-// golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run go test -update and review the diff)\n--- got\n%s", name, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // TestExplainTPCH golden-tests explain over the whole TPC-H corpus.
