@@ -28,6 +28,21 @@ func raceOptions(cfg hados.Config) (rules.Options, error) {
 	return o, nil
 }
 
+// planWithOptions loads a plan file and the planner options of the
+// configuration.
+func (a *app) planWithOptions(path string) (*plan.Plan, rules.Options, error) {
+	cfg, err := a.config()
+	if err != nil {
+		return nil, rules.Options{}, err
+	}
+	opts, err := raceOptions(cfg)
+	if err != nil {
+		return nil, opts, err
+	}
+	p, err := loadPlan(path)
+	return p, opts, err
+}
+
 // loadPlan imports a plan file: the IR's JSON when it starts with '{',
 // else Spark's EXPLAIN FORMATTED text.
 func loadPlan(path string) (*plan.Plan, error) {
@@ -65,15 +80,7 @@ spark.sql.ansi.enabled of --config apply.
 --after-each-rule prints the plan after every rule; --json prints JSON.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.config()
-			if err != nil {
-				return err
-			}
-			opts, err := raceOptions(cfg)
-			if err != nil {
-				return err
-			}
-			p, err := loadPlan(args[0])
+			p, opts, err := a.planWithOptions(args[0])
 			if err != nil {
 				return err
 			}

@@ -33,15 +33,7 @@ one device; plans with sorts, joins, limits or unions are refused with a
 message naming the operator.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := a.config()
-			if err != nil {
-				return err
-			}
-			opts, err := raceOptions(cfg)
-			if err != nil {
-				return err
-			}
-			p, err := loadPlan(args[0])
+			p, opts, err := a.planWithOptions(args[0])
 			if err != nil {
 				return err
 			}
