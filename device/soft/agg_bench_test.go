@@ -122,3 +122,72 @@ func BenchmarkAggHighCard(b *testing.B) {
 	}
 	runBench(b, spec, vecs, 1_500_000)
 }
+
+// unhinted drops the key domains of spec: the host does not know them, so
+// the state groups by hashing (the general path).
+func unhinted(spec hookSpec) hookSpec {
+	spec.KeyMin, spec.KeyCard = nil, nil
+	return spec
+}
+
+// countOnly keeps spec's keys with count(*) as the only aggregate; vecs'
+// aggregate inputs are trimmed to match.
+func countOnly(spec hookSpec, vecs [][3][]hookCol) (hookSpec, [][3][]hookCol) {
+	spec.Aggs = []hookAgg{{Func: aggCount, Arg: noReg, Out: vtI64}}
+	out := make([][3][]hookCol, len(vecs))
+	for i, v := range vecs {
+		out[i] = [3][]hookCol{v[0], {{}}, {{}}}
+	}
+	return spec, out
+}
+
+// notInterned gives every row of vecs' string keys its own bytes, as the
+// views of a plain (not dictionary-encoded) string column are.
+func notInterned(vecs [][3][]hookCol) [][3][]hookCol {
+	out := make([][3][]hookCol, len(vecs))
+	for i, v := range vecs {
+		keys := make([]hookCol, len(v[0]))
+		for k, c := range v[0] {
+			c.Intern = false
+			keys[k] = c
+		}
+		out[i] = [3][]hookCol{keys, v[1], v[2]}
+	}
+	return out
+}
+
+// lowCardIntVectors: one I64 key of `groups` values (with 1% nulls) in
+// random order.
+func lowCardIntVectors(groups int) [][3][]hookCol {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var vecs [][3][]hookCol
+	for range 16 {
+		key := hookCol{VT: vtI64, Vals: make([]aggVal, 2048)}
+		for i := range 2048 {
+			key.Vals[i].I = int64(1_000_000 + 7919*rng.IntN(groups))
+			key.Vals[i].Null = rng.IntN(100) == 0
+		}
+		vecs = append(vecs, [3][]hookCol{{key}, {{}}, {{}}})
+	}
+	return vecs
+}
+
+var countStar = []hookAgg{{Func: aggCount, Arg: noReg, Out: vtI64}}
+
+// BenchmarkAggQ1Unhinted: BenchmarkAggQ1 without key domains (hashing).
+func BenchmarkAggQ1Unhinted(b *testing.B) { runBench(b, unhinted(q1Spec()), q1Vectors(32), 0) }
+
+// BenchmarkAggQ1Count: Q1's keys with count(*) only, with and without key
+// domains, with dictionary-like (shared) and plain (per-row) string bytes.
+func BenchmarkAggQ1Count(b *testing.B) {
+	spec, vecs := countOnly(q1Spec(), q1Vectors(32))
+	b.Run("hinted", func(b *testing.B) { runBench(b, spec, vecs, 0) })
+	b.Run("unhinted", func(b *testing.B) { runBench(b, unhinted(spec), vecs, 0) })
+	b.Run("unhinted-plain", func(b *testing.B) { runBench(b, unhinted(spec), notInterned(vecs), 0) })
+}
+
+// BenchmarkAggLowCardInt: one unhinted I64 key of 4 values plus null,
+// count(*).
+func BenchmarkAggLowCardInt(b *testing.B) {
+	runBench(b, hookSpec{Keys: []uint32{vtI64}, Aggs: countStar}, lowCardIntVectors(4), 0)
+}

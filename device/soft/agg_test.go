@@ -3,6 +3,7 @@ package soft
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -375,4 +376,91 @@ func TestAggUpdateErrors(t *testing.T) {
 	defer other.free()
 	wantStatus(t, s.merge(other), statusInvalid, "different specs")
 	wantStatus(t, s.merge(s), statusInvalid, "into itself")
+}
+
+// shortStringKeys returns strings of every length 0..40 over a small
+// alphabet, and for each one the variants that differ from it in exactly
+// one byte: the cases where a fixed-width hash or compare of short strings
+// (first/middle/last bytes, overlapping words) could confuse two keys.
+func shortStringKeys() []string {
+	var out []string
+	for n := 0; n <= 40; n++ {
+		base := []byte(strings.Repeat("a\x00", 21)[:n])
+		out = append(out, string(base))
+		for i := range n {
+			v := []byte(string(base))
+			v[i] ^= 0x80
+			out = append(out, string(v))
+		}
+	}
+	return out
+}
+
+// TestAggUnhintedKeyEdges: unhinted (hashed) keys whose values are close
+// to each other, in vectors where each row's bytes are shared (dictionary
+// views) or its own, with and without a selection, against the reference.
+func TestAggUnhintedKeyEdges(t *testing.T) {
+	strs := shortStringKeys()
+	aggs := []hookAgg{{Func: aggCount, Arg: noReg, Out: vtI64}, {Func: aggSum, Arg: 1, In: vtI64, Out: vtI64}}
+	cases := []struct {
+		name string
+		keys []uint32
+		val  func(k, i int) aggVal
+	}{
+		{"short strings", []uint32{vtStr}, func(k, i int) aggVal { return aggVal{S: strs[i%len(strs)]} }},
+		{"short string pairs", []uint32{vtStr, vtStr}, func(k, i int) aggVal { return aggVal{S: strs[(i*(k+3))%len(strs)]} }},
+		{"few strings with nulls", []uint32{vtStr, vtStr}, func(k, i int) aggVal {
+			return aggVal{S: []string{"A", "N", "R", ""}[(i*(k+1))%4], Null: (i*(k+5))%7 == 0}
+		}},
+		{"few ints with nulls", []uint32{vtI64, vtI32}, func(k, i int) aggVal {
+			return aggVal{I: int64((i * (k + 1)) % 5), Null: (i*(k+5))%9 == 0}
+		}},
+		{"doubles", []uint32{vtF64}, func(k, i int) aggVal {
+			return aggVal{F: []float64{math.NaN(), -math.NaN(), math.Copysign(0, -1), 0, 1, math.Inf(-1)}[i%6]}
+		}},
+		{"bools and wide", []uint32{vtBool, vtI128}, func(k, i int) aggVal {
+			if k == 0 {
+				return aggVal{I: int64(i % 2)}
+			}
+			return aggVal{W: i128{Hi: int64(i % 3), Lo: uint64(i % 2)}}
+		}},
+	}
+	d := aggDev(t, testMem)
+	for _, c := range cases {
+		for _, intern := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/intern=%v", c.name, intern), func(t *testing.T) {
+				spec := hookSpec{Keys: c.keys, Aggs: aggs}
+				s := mustCreate(t, d, spec, 0)
+				defer s.free()
+				ref := newRef(spec)
+				row := 0
+				for v, n := range []int{2048, 1, 700, 2048, 2048} {
+					keys := make([]hookCol, len(c.keys))
+					for k, vt := range c.keys {
+						keys[k] = hookCol{VT: vt, Vals: make([]aggVal, n), Intern: intern}
+						for i := range n {
+							keys[k].Vals[i] = c.val(k, row+i)
+						}
+					}
+					arg := hookCol{VT: vtI64, Vals: make([]aggVal, n)}
+					for i := range n {
+						arg.Vals[i].I = int64(row + i)
+					}
+					var sel []uint16
+					if v == 3 {
+						for i := 0; i < n; i += 3 {
+							sel = append(sel, uint16(i))
+						}
+					}
+					args := []hookCol{{}, arg}
+					if err := s.update(keys, args, make([]hookCol, 2), n, sel); err != nil {
+						t.Fatalf("update: %v", err)
+					}
+					ref.update(keys, args, make([]hookCol, 2), n, sel)
+					row += n
+				}
+				checkEmit(t, s, ref, nil)
+			})
+		}
+	}
 }

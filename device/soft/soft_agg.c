@@ -37,8 +37,19 @@
  *    hash as a tag, group id + 1 below), linear probing, power-of-two
  *    capacity, load at most one half, doubled (and rebuilt from the records'
  *    stored hashes) when an insert would exceed it. An update hashes the key
- *    columns of the whole vector first, column by column, then probes row by
- *    row, comparing the tag and then the keys.
+ *    columns of the whole vector first, column by column (strings of at
+ *    most 16 bytes as two exact words, one or two mixes), then looks rows
+ *    up in passes: every row's candidate group (first slot whose tag
+ *    matches), then each key column compared against the candidates'
+ *    records in one tight loop per value type, then, row by row, the rows
+ *    left over (new keys, tag collisions). Keys the state already holds
+ *    (every row but a few with few groups) never leave the first passes,
+ *    so low-cardinality keys without a domain hint cost a few ns per key
+ *    column; the table changes only in the last pass. In front of all
+ *    that, a row memo (raw key words: numbers, short strings' bytes, long
+ *    strings' views; valid for one update) lets rows of few groups skip
+ *    hashing and comparing entirely;
+ *    it backs off when it stops hitting.
  * Grouping normalises doubles (every NaN is one value, -0.0 is 0.0, as Spark
  * does) and treats null as one more value of each key column.
  *
@@ -136,6 +147,16 @@ typedef struct key_col {
   uint32_t dict_n, dict_mask;
 } key_col;
 
+/* A row memo entry: a key tuple's raw words (memo_words) and its group,
+   valid in the update whose number is gen. */
+#define MEMO_SLOTS 128u
+#define MEMO_KEYS 4u
+typedef struct memo_ent {
+  uint64_t gen;
+  uint32_t gid, pad;
+  uint64_t w[2 * MEMO_KEYS];
+} memo_ent;
+
 typedef struct pcache_ent {
   const uint8_t *p;
   uint32_t len, code;
@@ -157,6 +178,10 @@ struct soft_agg_state {
   uint32_t gids[HADOS_VECTOR_SIZE];
   uint32_t idx[HADOS_VECTOR_SIZE];
   uint16_t rows[HADOS_VECTOR_SIZE];
+  /* row memo of the hash path (see memo_rows) */
+  uint32_t memo_ok, memo_skip;
+  uint64_t memo_gen;
+  memo_ent memo[MEMO_SLOTS];
 };
 
 /* ---------------------------------------------------------------- memory */
@@ -334,9 +359,39 @@ static void kval_rec(const soft_agg_state *st, const uint8_t *rec, uint32_t k, k
   }
 }
 
+/* Strings of at most 16 bytes as two words, exactly (no byte outside the
+   string is read): with the length, (lo, hi) determines the bytes, so two
+   short strings of equal length are equal iff their words are. 1..3 bytes:
+   first, middle and last byte; 4..8: the first and the last four bytes;
+   9..16: the first and the last eight. */
+AI void short_words(const uint8_t *p, uint32_t n, uint64_t *lo, uint64_t *hi) {
+  if (n >= 9) {
+    memcpy(lo, p, 8);
+    memcpy(hi, p + n - 8, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    *lo = a | (uint64_t)b << 32;
+    *hi = 0;
+  } else {
+    *lo = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
+    *hi = 0;
+  }
+}
+
+/* Bytewise equality of two strings of n bytes. */
+AI int bytes_eq(const uint8_t *a, const uint8_t *b, uint32_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  uint64_t alo, ahi, blo, bhi;
+  short_words(a, n, &alo, &ahi);
+  short_words(b, n, &blo, &bhi);
+  return ((alo ^ blo) | (ahi ^ bhi)) == 0;
+}
+
 AI int kval_eq(const kval *a, const kval *b, uint32_t vt) {
   if (a->null | b->null) return a->null == b->null;
-  if (vt == HADOS_VT_STR) return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
+  if (vt == HADOS_VT_STR) return a->len == b->len && bytes_eq(a->p, b->p, a->len);
   return a->lo == b->lo && a->hi == b->hi;
 }
 
@@ -367,7 +422,7 @@ AI uint64_t fmix(uint64_t k) {
   return k;
 }
 
-static uint64_t hash_bytes(const uint8_t *p, uint32_t n) {
+static uint64_t hash_long(const uint8_t *p, uint32_t n) {
   uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 32);
   while (n >= 8) {
     uint64_t w;
@@ -381,8 +436,21 @@ static uint64_t hash_bytes(const uint8_t *p, uint32_t n) {
   return fmix(h ^ w ^ n);
 }
 
+/* A string's hash: short strings (the common key: flags, codes, names)
+   take one or two mixes of their words, longer ones the word loop. */
+AI uint64_t hash_bytes(const uint8_t *p, uint32_t n) {
+  if (n > 16) return hash_long(p, n);
+  uint64_t lo, hi;
+  short_words(p, n, &lo, &hi);
+  uint64_t h = lo ^ 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 56);
+  if (n >= 9) h = fmix(h) ^ hi;
+  return fmix(h);
+}
+
+#define HASH_NULL 0x9ae16a3b2f90404fULL /* the hash of a null key value */
+
 AI uint64_t hash_kval(const kval *x, uint32_t vt) {
-  if (x->null) return 0x9ae16a3b2f90404fULL;
+  if (x->null) return HASH_NULL;
   if (vt == HADOS_VT_STR) return hash_bytes(x->p, x->len);
   return fmix(x->lo ^ fmix(x->hi ^ 0x2545f4914f6cdd1dULL));
 }
@@ -404,17 +472,31 @@ static uint64_t hash_src(const soft_agg_state *st, const key_src *s) {
   return h;
 }
 
-/* Hashes the key columns of the vector's selected rows into st->hashes. */
-static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
-  memset(st->hashes, 0, m * sizeof(uint64_t));
+/* Hashes the key columns of the vector's selected rows from.. into
+   st->hashes. */
+static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m, uint32_t from) {
+  uint64_t *hs = st->hashes;
+  const uint16_t *rows = st->rows;
+  memset(hs + from, 0, (m - from) * sizeof(uint64_t));
   for (uint32_t k = 0; k < st->n_keys; k++) {
     const soft_reg *r = keys[k];
-#define HASH_LOOP(VT)                                           \
-  for (uint32_t i = 0; i < m; i++) {                            \
-    kval x;                                                     \
-    kval_reg(r, VT, st->rows[i], &x);                           \
-    st->hashes[i] = hash_combine(st->hashes[i], hash_kval(&x, VT)); \
-  }                                                             \
+    const reg_view rv = view_of(r);
+    if (st->keys[k].vt == HADOS_VT_STR) { /* the common string key, without kval */
+      const soft_str *sv = (const soft_str *)rv.data;
+      for (uint32_t i = from; i < m; i++) {
+        const uint32_t row = rows[i];
+        uint64_t hk = HASH_NULL;
+        if (rv.all_valid || rv.valid[row]) hk = hash_bytes(sv[row].ptr, sv[row].len);
+        hs[i] = hash_combine(hs[i], hk);
+      }
+      continue;
+    }
+#define HASH_LOOP(VT)                                 \
+  for (uint32_t i = from; i < m; i++) {                  \
+    kval x;                                           \
+    kval_reg(r, VT, rows[i], &x);                     \
+    hs[i] = hash_combine(hs[i], hash_kval(&x, VT));   \
+  }                                                   \
   break;
     switch (st->keys[k].vt) {
       case HADOS_VT_I32: HASH_LOOP(HADOS_VT_I32)
@@ -422,7 +504,6 @@ static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
       case HADOS_VT_F64: HASH_LOOP(HADOS_VT_F64)
       case HADOS_VT_I128: HASH_LOOP(HADOS_VT_I128)
       case HADOS_VT_BOOL: HASH_LOOP(HADOS_VT_BOOL)
-      case HADOS_VT_STR: HASH_LOOP(HADOS_VT_STR)
     }
 #undef HASH_LOOP
   }
@@ -585,7 +666,7 @@ static int dict_code(soft_agg_state *st, uint32_t k, const uint8_t *p, uint32_t 
       return 0;
     }
     const dict_ent *en = &dict_ents(kc)[c - 1];
-    if (en->hash == h && en->len == len && (len == 0 || memcmp(st->arena.p + en->off, p, len) == 0)) {
+    if (en->hash == h && en->len == len && bytes_eq(st->arena.p + en->off, p, len)) {
       *code = c - 1;
       return 0;
     }
@@ -1117,6 +1198,8 @@ static void state_release(soft_agg_state *st) {
   blk_release(d, &self);
 }
 
+static uint32_t memo_usable(const soft_agg_state *st);
+
 int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out) {
   if (!d || !spec || !out) return soft_fail(HADOS_E_INVALID, "soft agg: create needs a device, a spec and an output");
   *out = NULL;
@@ -1153,6 +1236,7 @@ int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget,
   for (uint32_t k = 0; k < st->n_keys; k++) st->keys[k].vt = spec->key_vtypes[k];
   memcpy(st->aggs, aggs, sizeof(agg_col) * st->n_aggs);
   layout(st);
+  st->memo_ok = memo_usable(st);
   e = perfect_setup(st, spec);
   if (!e) {
     st->cap_groups = st->n_keys == 0 ? 1 : st->perfect ? 64 : 256;
@@ -1216,6 +1300,184 @@ static int update_check(const soft_agg_state *st, const soft_reg *const *keys, c
   return HADOS_OK;
 }
 
+/* ---------------------------------------------------------------- hashing: vectorised lookup
+ * An update looks its rows up in three passes over the vector, so each
+ * inner loop does one kind of work on one column type: probe_rows finds
+ * each row's candidate group (the first slot of its probe chain whose tag
+ * matches), verify_key compares one key column of every candidate's row
+ * with its record and drops the candidates that differ, and what is left
+ * (rows of keys not in the table yet, and tag collisions) goes row by row
+ * through find_hash. With few groups almost every row ends in the first
+ * two passes; the table is not changed until the third.
+ */
+#define NO_GID 0xffffffffu
+
+/* st->gids[i] = the candidate group of row i, or NO_GID when its chain
+   reaches an empty slot first. The slot PF_SLOT rows ahead is prefetched,
+   and the record it names PF_REC rows ahead once that slot is in cache. */
+static void probe_rows(soft_agg_state *st, uint32_t m, uint32_t from) {
+  enum { PF_SLOT = 16, PF_REC = 8 };
+  const uint64_t *h = st->hashes;
+  const uint64_t *tab = (const uint64_t *)st->table.p;
+  const uint64_t mask = st->table.bytes / 8 - 1;
+  uint32_t *gids = st->gids;
+  uint8_t *const base = st->recs.p;
+  const uint64_t rs = st->rec_size;
+  for (uint32_t i = from; i < m && i < from + PF_SLOT; i++) __builtin_prefetch(&tab[h[i] & mask]);
+  for (uint32_t i = from; i < m; i++) {
+    if (i + PF_SLOT < m) __builtin_prefetch(&tab[h[i + PF_SLOT] & mask]);
+    if (i + PF_REC < m) {
+      uint64_t v = tab[h[i + PF_REC] & mask];
+      if (v) __builtin_prefetch(base + ((uint32_t)v - 1) * rs); /* a prefetch never faults */
+    }
+    const uint64_t tag = h[i] >> 32;
+    uint32_t g = NO_GID;
+    for (uint64_t j = h[i] & mask;; j = (j + 1) & mask) {
+      uint64_t v = tab[j];
+      if (!v) break;
+      if (v >> 32 == tag) {
+        g = (uint32_t)v - 1;
+        break;
+      }
+    }
+    gids[i] = g;
+  }
+}
+
+/* Compares key k of every candidate row with its candidate record; a row
+   that differs gets NO_GID. Nulls equal nulls only; doubles compare their
+   normalised bits, strings length then bytes. */
+static void verify_key(soft_agg_state *st, uint32_t k, const soft_reg *reg, uint32_t m, uint32_t from) {
+  const key_col *kc = &st->keys[k];
+  const reg_view r = view_of(reg);
+  const uint16_t *rows = st->rows;
+  uint32_t *gids = st->gids;
+  const uint8_t *const base = st->recs.p;
+  const uint8_t *const arena = st->arena.p;
+  const uint64_t rs = st->rec_size;
+  const uint32_t off = kc->off;
+#define VERIFY_LOOP(SAME)                                             \
+  for (uint32_t i = from; i < m; i++) {                                  \
+    if (gids[i] == NO_GID) continue;                                  \
+    const uint32_t row = rows[i];                                     \
+    const uint8_t *rec = base + gids[i] * rs;                         \
+    const uint8_t *v = rec + off;                                     \
+    const uint32_t rnull = (rec_nulls(rec) >> k) & 1;                 \
+    const uint32_t xnull = !(r.all_valid || r.valid[row]);            \
+    int same = rnull == xnull && (xnull || (SAME));                   \
+    if (!same) gids[i] = NO_GID;                                      \
+  }                                                                   \
+  break;
+  switch (kc->vt) {
+    case HADOS_VT_I32: VERIFY_LOOP(*(const uint32_t *)v == ((const uint32_t *)r.data)[row])
+    case HADOS_VT_I64: VERIFY_LOOP(*(const uint64_t *)v == ((const uint64_t *)r.data)[row])
+    case HADOS_VT_F64: VERIFY_LOOP(*(const uint64_t *)v == f64_key_bits(((const double *)r.data)[row]))
+    case HADOS_VT_I128: VERIFY_LOOP(memcmp(v, (const uint8_t *)r.data + 16 * (size_t)row, 16) == 0)
+    case HADOS_VT_BOOL: VERIFY_LOOP(*v == (((const uint8_t *)r.data)[row] != 0))
+    case HADOS_VT_STR:
+      VERIFY_LOOP(((const uint32_t *)v)[1] == ((const soft_str *)r.data)[row].len &&
+                  bytes_eq(arena + ((const uint32_t *)v)[0], ((const soft_str *)r.data)[row].ptr, ((const uint32_t *)v)[1]))
+  }
+#undef VERIFY_LOOP
+}
+
+/* ---------------------------------------------------------------- hashing: row memo
+ * Before the vectorised lookup, an update of at most MEMO_KEYS keys (no
+ * I128) tries a memo: a direct-mapped cache from a row's raw key words —
+ * a number's bits, a short string's bytes, a longer string's view
+ * (pointer, length), a null marker — to its group. Within one update the
+ * bytes behind a view do not change, so equal raw words are equal keys
+ * (the converse need not hold: -0.0 and 0.0, or equal long strings at two
+ * addresses, take two entries for one group); the memo is valid for one
+ * update only (gen). A hit costs no hashing and no key comparison: with
+ * few groups almost every row hits. A miss looks the row up through
+ * find_hash at once, so groups keep their first-seen order. When the hits
+ * of the first rows fall under three quarters (many groups, or long
+ * strings of a plain column, where every row has its own bytes), the rest
+ * of the vector and the next MEMO_BACKOFF updates go straight to the
+ * vectorised lookup.
+ */
+#define MEMO_CHECK 64u
+#define MEMO_BACKOFF 16u
+
+static uint32_t memo_usable(const soft_agg_state *st) {
+  if (st->n_keys == 0 || st->n_keys > MEMO_KEYS) return 0;
+  for (uint32_t k = 0; k < st->n_keys; k++)
+    if (st->keys[k].vt == HADOS_VT_I128) return 0;
+  return 1;
+}
+
+/* Row row's raw words of key k (w[0], w[1]): a number's bits; a string of
+   at most 8 bytes as its exact word and length (bit 33 set), a longer one
+   as its view; a null as length 1 << 32. */
+AI void memo_words(const soft_reg *r, uint32_t vt, uint32_t row, uint64_t *w) {
+  if (!(r->all_valid || r->valid[row])) {
+    w[0] = 0;
+    w[1] = 1ULL << 32; /* no length or value word is this */
+    return;
+  }
+  w[1] = 0;
+  switch (vt) {
+    case HADOS_VT_I32: w[0] = (uint32_t)((const int32_t *)r->data)[row]; break;
+    case HADOS_VT_I64:
+    case HADOS_VT_F64: memcpy(&w[0], (const uint8_t *)r->data + 8 * (size_t)row, 8); break;
+    case HADOS_VT_BOOL: w[0] = ((const uint8_t *)r->data)[row] != 0; break;
+    default: {
+      const soft_str *sv = (const soft_str *)r->data + row;
+      if (sv->len <= 8) { /* the bytes themselves: plain columns hit too */
+        uint64_t hi;
+        short_words(sv->ptr, sv->len, &w[0], &hi);
+        w[1] = sv->len | 1ULL << 33;
+      } else { /* the view */
+        w[0] = (uintptr_t)sv->ptr;
+        w[1] = sv->len;
+      }
+      break;
+    }
+  }
+}
+
+/* Groups rows 0.. of the vector through the memo; returns how many it did
+   (all m, or fewer when the memo stopped paying or *err is set). */
+static uint32_t memo_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m, int *err) {
+  *err = HADOS_OK;
+  if (st->memo_skip) {
+    st->memo_skip--;
+    return 0;
+  }
+  const uint64_t gen = ++st->memo_gen;
+  const uint32_t nk = st->n_keys;
+  key_src s = {.regs = keys};
+  uint32_t hits = 0, i;
+  for (i = 0; i < m; i++) {
+    if (i && (i & (MEMO_CHECK - 1)) == 0 && hits * 4 < i * 3) {
+      st->memo_skip = MEMO_BACKOFF;
+      break;
+    }
+    const uint32_t row = st->rows[i];
+    uint64_t w[2 * MEMO_KEYS] = {0}, h = 0;
+    for (uint32_t k = 0; k < nk; k++) {
+      memo_words(keys[k], st->keys[k].vt, row, &w[2 * k]);
+      h = (h ^ w[2 * k]) * 0x9e3779b97f4a7c15ULL;
+      h = (h ^ w[2 * k + 1]) * 0xff51afd7ed558ccdULL;
+    }
+    memo_ent *me = &st->memo[h >> 57];
+    uint64_t diff = me->gen ^ gen;
+    for (uint32_t j = 0; j < 2 * MEMO_KEYS; j++) diff |= me->w[j] ^ w[j];
+    if (!diff) {
+      st->gids[i] = me->gid;
+      hits++;
+      continue;
+    }
+    s.row = row;
+    if ((*err = find_hash(st, &s, hash_src(st, &s), &st->gids[i]))) return i;
+    me->gen = gen;
+    me->gid = st->gids[i];
+    memcpy(me->w, w, sizeof(w));
+  }
+  return i;
+}
+
 /* Finds (or inserts) the group of every selected row into st->gids. */
 static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
   int e;
@@ -1236,22 +1498,20 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
     }
     if ((e = switch_to_hash(st))) return e;
   }
-  hash_rows(st, keys, m);
-  /* Prefetch the table slot PF_SLOT rows ahead and, once that slot is in
-     cache, the record it names PF_REC rows ahead: probes of a large table
-     then overlap their cache misses. */
-  enum { PF_SLOT = 16, PF_REC = 8 };
+  uint32_t from = 0;
+  if (st->memo_ok) {
+    from = memo_rows(st, keys, m, &e);
+    if (e) return e;
+  }
+  if (from == m) return HADOS_OK;
+  hash_rows(st, keys, m, from);
+  probe_rows(st, m, from);
+  for (uint32_t k = 0; k < st->n_keys; k++) verify_key(st, k, keys[k], m, from);
+  /* The rest, in row order: new keys (inserted in first-seen order; a
+     later row of the same new key finds it) and tag collisions. */
   const uint64_t *h = st->hashes;
-  for (uint32_t i = 0; i < m && i < PF_SLOT; i++)
-    __builtin_prefetch(&((const uint64_t *)st->table.p)[h[i] & (st->table.bytes / 8 - 1)]);
-  for (uint32_t i = 0; i < m; i++) {
-    const uint64_t *tab = (const uint64_t *)st->table.p;
-    uint64_t mask = st->table.bytes / 8 - 1;
-    if (i + PF_SLOT < m) __builtin_prefetch(&tab[h[i + PF_SLOT] & mask]);
-    if (i + PF_REC < m) {
-      uint64_t v = tab[h[i + PF_REC] & mask];
-      if (v) __builtin_prefetch(rec_at(st, (uint32_t)v - 1)); /* a prefetch never faults */
-    }
+  for (uint32_t i = from; i < m; i++) {
+    if (st->gids[i] != NO_GID) continue;
     s.row = st->rows[i];
     if ((e = find_hash(st, &s, h[i], &st->gids[i]))) return e;
   }
