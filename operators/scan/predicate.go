@@ -287,9 +287,8 @@ func (l *leaf) test(v datum, isNull bool) bool {
 	return false
 }
 
-// eval reports whether the predicate is true for one row; get returns a
-// column's value in the row.
-func (p *pred) eval(get func(col string) (datum, bool)) bool {
+// holds folds the predicate's AND/OR structure over a test of its leaves.
+func (p *pred) holds(leafTrue func(*leaf) bool) bool {
 	switch p.kind {
 	case pTrue:
 		return true
@@ -297,21 +296,29 @@ func (p *pred) eval(get func(col string) (datum, bool)) bool {
 		return false
 	case pAnd:
 		for _, k := range p.kids {
-			if !k.eval(get) {
+			if !k.holds(leafTrue) {
 				return false
 			}
 		}
 		return true
 	case pOr:
 		for _, k := range p.kids {
-			if k.eval(get) {
+			if k.holds(leafTrue) {
 				return true
 			}
 		}
 		return false
 	}
-	v, isNull := get(p.leaf.col)
-	return p.leaf.test(v, isNull)
+	return leafTrue(p.leaf)
+}
+
+// eval reports whether the predicate is true for one row; get returns a
+// column's value in the row.
+func (p *pred) eval(get func(col string) (datum, bool)) bool {
+	return p.holds(func(l *leaf) bool {
+		v, isNull := get(l.col)
+		return l.test(v, isNull)
+	})
 }
 
 // columns appends the distinct columns the predicate tests.

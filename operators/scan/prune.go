@@ -27,31 +27,10 @@ type summary struct {
 // may reports whether some row summarised by get could make p true.
 // get returns nil for a column it knows nothing about.
 func (p *pred) may(get func(col string) *summary) bool {
-	switch p.kind {
-	case pTrue:
-		return true
-	case pFalse:
-		return false
-	case pAnd:
-		for _, k := range p.kids {
-			if !k.may(get) {
-				return false
-			}
-		}
-		return true
-	case pOr:
-		for _, k := range p.kids {
-			if k.may(get) {
-				return true
-			}
-		}
-		return false
-	}
-	s := get(p.leaf.col)
-	if s == nil {
-		return true
-	}
-	return s.may(p.leaf)
+	return p.holds(func(l *leaf) bool {
+		s := get(l.col)
+		return s == nil || s.may(l)
+	})
 }
 
 func (s *summary) may(l *leaf) bool {
