@@ -240,7 +240,7 @@ func computeSum(tb testing.TB, d *vsData) float64 {
 		ad := call(tb, "cast", castOpts, af)
 		omb := call(tb, "subtract", nil, one, bf)
 		p := call(tb, "multiply", nil, ad, omb)
-		sum += sumFloat64(arrow.Float64Traits.CastFromBytes(p.(*compute.ArrayDatum).Value.Buffers()[1].Bytes())[:p.Len()])
+		sum += sum4(arrow.Float64Traits.CastFromBytes(p.(*compute.ArrayDatum).Value.Buffers()[1].Bytes())[:p.Len()])
 		for _, x := range []compute.Datum{a, b, mask, af, bf, ad, omb, p} {
 			x.Release()
 		}
@@ -279,10 +279,10 @@ func computeSumDec(tb testing.TB, d *vsData) decimal128.Num {
 	return sum
 }
 
-// sumFloat64 and sumInt64 are plain Go loops with four accumulators (one
-// would be bound by the add latency, not by memory).
-func sumFloat64(v []float64) float64 {
-	var s0, s1, s2, s3 float64
+// sum4 is a plain Go loop with four accumulators (one would be bound by
+// the add latency, not by memory).
+func sum4[T int64 | float64](v []T) T {
+	var s0, s1, s2, s3 T
 	for len(v) >= 4 {
 		s0 += v[0]
 		s1 += v[1]
@@ -294,21 +294,6 @@ func sumFloat64(v []float64) float64 {
 		s0 += x
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-func sumInt64(v []int64) int64 {
-	var s0, s1, s2, s3 int64
-	for len(v) >= 4 {
-		s0 += v[0]
-		s1 += v[1]
-		s2 += v[2]
-		s3 += v[3]
-		v = v[4:]
-	}
-	for _, x := range v {
-		s0 += x
-	}
-	return s0 + s1 + s2 + s3
 }
 
 // vsSink keeps the Go read loop's result alive.
@@ -423,7 +408,7 @@ func BenchmarkVsArrowCompute(b *testing.B) {
 	run("goread", 8*rows, func(*testing.B) {
 		var s int64
 		for _, a := range d1.a {
-			s += sumInt64(a)
+			s += sum4(a)
 		}
 		vsSink = s
 	}, nil)
