@@ -136,7 +136,8 @@ enum hados_opcode {
   HADOS_OP_DECOMPRESS = 10, /* dst, src: device; len = compressed bytes; arg[0] = codec, arg[1] = dst capacity; result = bytes written */
   HADOS_OP_SLEEP = 11,     /* arg[0] = nanoseconds (at most 60 s): occupy a core (queue and latency tests) */
   /* 12..16: the pipeline and aggregation ops of hados_pipeline.h */
-  HADOS_OP__COUNT = 17
+  /* 17..22: the sort, gather and join ops of hados_relational.h */
+  HADOS_OP__COUNT = 23
 };
 
 /* Op flags. */

@@ -13,6 +13,7 @@
 #include "codec_snappy.h"
 #include "soft.h"
 #include "soft_pipeline.h"
+#include "soft_relational.h"
 #include "soft_vkernels.h"
 
 uint64_t soft_rand(uint64_t *s) {
@@ -165,6 +166,15 @@ int soft_exec_op(soft_device *d, const hados_op *op, uint64_t prev, uint64_t *re
     case HADOS_OP_AGG_EMIT:
     case HADOS_OP_AGG_FREE:
       return soft_pipeline_agg_op(d, op, len, result);
+    case HADOS_OP_SORT:
+    case HADOS_OP_MERGE:
+      return soft_sort_op(d, op, len, result);
+    case HADOS_OP_GATHER:
+      return soft_gather_op(d, op, len, result);
+    case HADOS_OP_JOIN_BUILD:
+    case HADOS_OP_JOIN_PROBE:
+    case HADOS_OP_JOIN_FREE:
+      return soft_join_op(d, op, len, result);
     default:
       return soft_fail(HADOS_E_INVALID, "soft: unknown opcode %u", op->opcode);
   }
