@@ -974,6 +974,118 @@ AI void fold(soft_agg_state *st, uint32_t kind, uint32_t vt, uint32_t svt, uint3
   }
 }
 
+/* ---------------------------------------------------------------- few groups
+   With few groups (Q1 has four), folding row by row into records costs a
+   record address, a status byte and an overflow check per row and
+   aggregate. Counts and sums instead add a vector's rows into per-group
+   locals and fold each group's local into its record once. The result is
+   exactly row-by-row folding: integer sums wrap the same way in any order,
+   and a decimal sum takes this path only when bounds prove that no prefix of
+   the vector's rows can overflow the buffer (the buffers' current values
+   and the inputs' magnitudes are checked first), so overflow-to-null
+   happens exactly when it would row by row. */
+#define FEW_GROUPS 64u
+
+/* Whether every selected valid input of r (I64 or I128) lies in
+   [-2^bits, 2^bits). */
+static int inputs_within(reg_view r, uint32_t vt, const uint16_t *rows, uint32_t m, int bits) {
+  uint64_t bad = 0;
+  if (vt == HADOS_VT_I64) {
+    const int64_t *x = r.data;
+    for (uint32_t i = 0; i < m; i++) {
+      uint32_t row = rows[i];
+      uint64_t ok = r.all_valid || r.valid[row];
+      bad |= ok & ((uint64_t)((x[row] >> bits) + 1) > 1);
+    }
+  } else {
+    const i128 *x = r.data;
+    for (uint32_t i = 0; i < m; i++) {
+      uint32_t row = rows[i];
+      uint64_t ok = r.all_valid || r.valid[row];
+      bad |= ok & ((unsigned __int128)((x[row] >> bits) + 1) > 1);
+    }
+  }
+  return !bad;
+}
+
+/* Whether the decimal sums of every group are small enough that adding
+   m inputs below 2^in_bits in magnitude cannot leave the buffer's range. */
+static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r, uint32_t m) {
+  /* I128 buffers: |sum| < 2^125 and |inputs| <= 2^114 (I64 inputs always)
+     keep every prefix below 2^126; I64 buffers: |sum| < 2^62 and |inputs|
+     < 2^51 keep it below 2^63 (2048 rows = 2^11). */
+  int wide = a->st_vt == HADOS_VT_I128;
+  const i128 lim = (i128)1 << (wide ? 125 : 62);
+  for (uint64_t g = 0; g < st->n_groups; g++) {
+    i128 sum = int_get(st->recs.p + g * st->rec_size + a->voff, a->st_vt);
+    if (sum >= lim || sum <= -lim) return 0;
+  }
+  if (wide && a->in_vt == HADOS_VT_I64) return 1;
+  return inputs_within(r, a->in_vt, st->rows, m, wide ? 114 : 51);
+}
+
+/* Folds with per-group locals when it applies (see above); returns whether
+   it did. */
+static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, uint32_t m) {
+  const uint64_t ng = st->n_groups;
+  const uint32_t kind = a->kind;
+  if (ng > FEW_GROUPS || m < 4 * ng) return 0;
+  if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
+  const reg_view r = view_of(r1);
+  if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m)) return 0;
+  const uint32_t *gids = st->gids;
+  const uint16_t *rows = st->rows;
+  i128 acc[FEW_GROUPS];
+  uint8_t any[FEW_GROUPS];
+  memset(acc, 0, ng * sizeof(i128));
+  memset(any, 0, ng);
+#define FEW_LOOP(GET)                                      \
+  for (uint32_t i = 0; i < m; i++) {                       \
+    uint32_t row = rows[i], g = gids[i];                   \
+    if (r.all_valid || r.valid[row]) {                     \
+      acc[g] += GET;                                       \
+      any[g] = 1;                                          \
+    }                                                      \
+  }
+  if (kind == A_COUNT_ROWS) {
+    for (uint32_t i = 0; i < m; i++) acc[gids[i]]++;
+  } else if (kind == A_COUNT) {
+    FEW_LOOP(1)
+  } else if (a->in_vt == HADOS_VT_I32) {
+    const int32_t *x = r.data;
+    FEW_LOOP(x[row])
+  } else if (a->in_vt == HADOS_VT_I64) {
+    const int64_t *x = r.data;
+    FEW_LOOP(x[row])
+  } else if (a->in_vt == HADOS_VT_I128) {
+    const i128 *x = r.data;
+    FEW_LOOP(x[row])
+  } else {
+    return 0; /* not reached: the kinds above take integer inputs */
+  }
+#undef FEW_LOOP
+  for (uint64_t g = 0; g < ng; g++) {
+    uint8_t *rec = st->recs.p + g * st->rec_size, *v = rec + a->voff, *s = rec + a->soff;
+    switch (kind) {
+      case A_COUNT_ROWS:
+      case A_COUNT: *(int64_t *)v += (int64_t)acc[g]; break;
+      case A_SUM_INT:
+        if (any[g]) {
+          *(uint64_t *)v += (uint64_t)acc[g];
+          *s |= ST_VALID;
+        }
+        break;
+      default: /* A_SUM_DEC */
+        if (any[g]) {
+          *s |= ST_SET;
+          if (!(*s & ST_OVF)) dec_add(v, s, a->st_vt, acc[g]);
+        }
+        break;
+    }
+  }
+  return 1;
+}
+
 /* Folds the vector's selected rows (group ids in st->gids) into aggregate a. */
 static void fold_rows(soft_agg_state *st, const agg_col *a, const soft_reg *r1, const soft_reg *r2p, uint32_t m) {
   const uint32_t *gids = st->gids;
@@ -981,6 +1093,7 @@ static void fold_rows(soft_agg_state *st, const agg_col *a, const soft_reg *r1, 
   uint8_t *const base = st->recs.p;
   const uint64_t rs = st->rec_size;
   const uint32_t voff = a->voff, soff = a->soff, ign = a->ignore_nulls;
+  if (fold_few(st, a, r1, m)) return;
   const reg_view r = view_of(r1), r2 = view_of(r2p);
 #define FOLD_LOOP(KIND, VT, SVT)                                                         \
   for (uint32_t i = 0; i < m; i++) {                                                     \

@@ -543,12 +543,42 @@ int soft_dec_rescale(i128 x, int p, uint32_t vt, i128 *out) {
   return 1;
 }
 
-static int k_dec_rescale(soft_kctx *k) {
+VK_INLINE int dec_rescale_body(soft_kctx *k) {
   const soft_vec *v = k->v;
   soft_reg *d = k->dst;
   uint32_t ta = (uint32_t)k->in->p2;
   int p = k->in->p1;
   vk_valid1(d, k->a, v);
+  if (ta == HADOS_VT_I64 && d->vtype == HADOS_VT_I128 && p >= 0 && p <= 18) {
+    /* widening (and scaling up) a 64-bit value: |x| * 10^18 < 2^127, exact */
+    const int64_t *x = k->a->data;
+    const i128 m = soft_pow10_i128[p];
+    i128 *o = d->data;
+    VK_ROWS(v, o[i] = (i128)x[i] * m);
+    return HADOS_OK;
+  }
+  if (ta == HADOS_VT_I128 && d->vtype == HADOS_VT_I64 && p == 0) {
+    /* narrowing: Arrow stores every decimal in 16 bytes, registers of
+       precision <= 18 hold 8 */
+    const i128 *x = k->a->data;
+    int64_t *o = d->data;
+    uint64_t bad = 0;
+    VK_ROWS(v, {
+      o[i] = (int64_t)x[i];
+      bad |= (i128)o[i] != x[i];
+    });
+    if (bad) /* rare: values beyond 64 bits become null */
+      VK_ROWS(v, if ((i128)o[i] != x[i]) dec_put(d, v, i, 0, 0));
+    return HADOS_OK;
+  }
+  if (ta == d->vtype && p >= 0 && p <= 18 && ta == HADOS_VT_I64) {
+    const int64_t *x = k->a->data, m = (int64_t)soft_pow10_i128[p];
+    int64_t *o = d->data;
+    VK_ROWS(v, {
+      if (__builtin_mul_overflow(x[i], m, &o[i])) dec_put(d, v, i, 0, 0);
+    });
+    return HADOS_OK;
+  }
   VK_ROWS(v, {
     i128 r = 0;
     int ok = soft_dec_rescale(dec_get(k->a, ta, i), p, d->vtype, &r);
@@ -556,6 +586,7 @@ static int k_dec_rescale(soft_kctx *k) {
   });
   return HADOS_OK;
 }
+VK_TARGETS(k_dec_rescale, dec_rescale_body)
 
 void soft_vk_register_arith(soft_vkfn *fn, uint32_t simd) {
   fn[HADOS_K_ADD] = VK_PICK(k_arith, simd);
@@ -570,5 +601,5 @@ void soft_vk_register_arith(soft_vkfn *fn, uint32_t simd) {
   fn[HADOS_K_DEC_DIV] = k_dec_divmod;
   fn[HADOS_K_DEC_MOD] = k_dec_divmod;
   fn[HADOS_K_DEC_CHECK] = k_dec_check;
-  fn[HADOS_K_DEC_RESCALE] = k_dec_rescale;
+  fn[HADOS_K_DEC_RESCALE] = VK_PICK(k_dec_rescale, simd);
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hados-io/hados/internal/tpchgen"
@@ -44,15 +45,23 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 		idx = append(idx, i)
 		fields = append(fields, rr.Schema().Field(i))
 	}
+	for j := range fields {
+		if d, ok := fields[j].Type.(*arrow.Decimal128Type); ok && d.Precision <= 18 {
+			fields[j].Type = &arrow.Decimal64Type{Precision: d.Precision, Scale: d.Scale}
+		}
+	}
 	schema := arrow.NewSchema(fields, nil)
 	var recs []arrow.Record
 	for rr.Next() {
 		r := rr.Record()
 		cols := make([]arrow.Array, len(idx))
 		for j, i := range idx {
-			cols[j] = r.Column(i)
+			cols[j] = deviceLayout(mem, r.Column(i))
 		}
 		recs = append(recs, array.NewRecord(schema, cols, r.NumRows()))
+		for _, c := range cols {
+			c.Release()
+		}
 	}
 	if err := rr.Err(); err != nil {
 		tb.Fatal(err)
@@ -63,6 +72,29 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 		}
 	})
 	return schema, recs
+}
+
+// deviceLayout returns arr in hados's layout (types.ToArrow: decimals of
+// precision up to 18 in 64 bits, as the Parquet scan produces them); the
+// caller releases the result.
+func deviceLayout(mem memory.Allocator, arr arrow.Array) arrow.Array {
+	d, ok := arr.(*array.Decimal128)
+	if !ok || d.DataType().(*arrow.Decimal128Type).Precision > 18 {
+		arr.Retain()
+		return arr
+	}
+	dt := d.DataType().(*arrow.Decimal128Type)
+	b := array.NewDecimal64Builder(mem, &arrow.Decimal64Type{Precision: dt.Precision, Scale: dt.Scale})
+	defer b.Release()
+	b.Reserve(d.Len())
+	for i := 0; i < d.Len(); i++ {
+		if d.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(decimal.Decimal64(d.Value(i).LowBits()))
+		}
+	}
+	return b.NewArray()
 }
 
 var (
