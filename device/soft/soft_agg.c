@@ -81,6 +81,7 @@
 #include <string.h>
 
 #include "soft_pipeline.h"
+#include "soft_keyhash.h"
 
 typedef __int128 i128;
 
@@ -255,13 +256,6 @@ static int grow_groups(soft_agg_state *st) {
 
 /* ---------------------------------------------------------------- values */
 
-/* A key value, normalised (doubles: one NaN, no -0.0; BOOL: 0/1). */
-typedef struct kval {
-  uint32_t null, len;
-  uint64_t lo, hi;
-  const uint8_t *p;
-} kval;
-
 /* An input to fold: a register row or another state's buffer. */
 typedef struct fin {
   uint32_t valid, flag;
@@ -287,14 +281,6 @@ static reg_view view_of(const soft_reg *r) {
     v.all_valid = r->all_valid;
   }
   return v;
-}
-
-AI uint64_t f64_key_bits(double x) {
-  if (x != x) return 0x7ff8000000000000ULL;
-  if (x == 0) return 0;
-  uint64_t b;
-  memcpy(&b, &x, 8);
-  return b;
 }
 
 AI void kval_reg(const soft_reg *r, uint32_t vt, uint32_t row, kval *o) {
@@ -359,42 +345,6 @@ static void kval_rec(const soft_agg_state *st, const uint8_t *rec, uint32_t k, k
   }
 }
 
-/* Strings of at most 16 bytes as two words, exactly (no byte outside the
-   string is read): with the length, (lo, hi) determines the bytes, so two
-   short strings of equal length are equal iff their words are. 1..3 bytes:
-   first, middle and last byte; 4..8: the first and the last four bytes;
-   9..16: the first and the last eight. */
-AI void short_words(const uint8_t *p, uint32_t n, uint64_t *lo, uint64_t *hi) {
-  if (n >= 9) {
-    memcpy(lo, p, 8);
-    memcpy(hi, p + n - 8, 8);
-  } else if (n >= 4) {
-    uint32_t a, b;
-    memcpy(&a, p, 4);
-    memcpy(&b, p + n - 4, 4);
-    *lo = a | (uint64_t)b << 32;
-    *hi = 0;
-  } else {
-    *lo = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
-    *hi = 0;
-  }
-}
-
-/* Bytewise equality of two strings of n bytes. */
-AI int bytes_eq(const uint8_t *a, const uint8_t *b, uint32_t n) {
-  if (n > 16) return memcmp(a, b, n) == 0;
-  uint64_t alo, ahi, blo, bhi;
-  short_words(a, n, &alo, &ahi);
-  short_words(b, n, &blo, &bhi);
-  return ((alo ^ blo) | (ahi ^ bhi)) == 0;
-}
-
-AI int kval_eq(const kval *a, const kval *b, uint32_t vt) {
-  if (a->null | b->null) return a->null == b->null;
-  if (vt == HADOS_VT_STR) return a->len == b->len && bytes_eq(a->p, b->p, a->len);
-  return a->lo == b->lo && a->hi == b->hi;
-}
-
 /* Where the key values of a group being looked up come from: a row of the
    key registers, or a record of another state (merge). */
 typedef struct key_src {
@@ -412,55 +362,6 @@ static void kval_src(const soft_agg_state *st, const key_src *s, uint32_t k, kva
 }
 
 /* ---------------------------------------------------------------- hashing */
-
-AI uint64_t fmix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
-static uint64_t hash_long(const uint8_t *p, uint32_t n) {
-  uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 32);
-  while (n >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    h = fmix(h ^ w) + 0x9e3779b97f4a7c15ULL;
-    p += 8;
-    n -= 8;
-  }
-  uint64_t w = 0;
-  if (n) memcpy(&w, p, n);
-  return fmix(h ^ w ^ n);
-}
-
-/* A string's hash: short strings (the common key: flags, codes, names)
-   take one or two mixes of their words, longer ones the word loop. */
-AI uint64_t hash_bytes(const uint8_t *p, uint32_t n) {
-  if (n > 16) return hash_long(p, n);
-  uint64_t lo, hi;
-  short_words(p, n, &lo, &hi);
-  uint64_t h = lo ^ 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 56);
-  if (n >= 9) h = fmix(h) ^ hi;
-  return fmix(h);
-}
-
-#define HASH_NULL 0x9ae16a3b2f90404fULL /* the hash of a null key value */
-
-AI uint64_t hash_kval(const kval *x, uint32_t vt) {
-  if (x->null) return HASH_NULL;
-  if (vt == HADOS_VT_STR) return hash_bytes(x->p, x->len);
-  return fmix(x->lo ^ fmix(x->hi ^ 0x2545f4914f6cdd1dULL));
-}
-
-/* Combines key k's hash into the tuple's (h = 0 before the first key). */
-AI uint64_t hash_combine(uint64_t h, uint64_t hk) {
-  h = ((h << 23) | (h >> 41)) ^ hk;
-  h *= 0x9e3779b97f4a7c15ULL;
-  return h ^ (h >> 32);
-}
 
 static uint64_t hash_src(const soft_agg_state *st, const key_src *s) {
   uint64_t h = 0;

@@ -1,7 +1,162 @@
-/* soft_gather.c — placeholder until the gather ops land. */
+/*
+ * soft_gather.c — HADOS_OP_GATHER: materialise rows of input columns by
+ * row number into hados_project_out columns (hados_relational.h).
+ *
+ * Every row number is checked first (-1 or within [0, rows)); then string
+ * columns are sized (E_NOMEM with result = the largest byte count any one
+ * string column needs when a column's capacity is short; nothing else is
+ * written then); then each column is written in one pass of its own type:
+ * fixed-width values (a null row's value is zero), BOOL bits, strings
+ * (utf8, large or dictionary input; utf8 output). Output validity bitmaps
+ * are written for every row; a column without one may only receive valid
+ * rows (E_INVALID otherwise).
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "soft_relational.h"
+#include "soft_sort_desc.h"
+
+#define WHO "gather"
+
+static inline void put_bit(uint8_t *bits, uint64_t i, int v) {
+  if (v) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+  else bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
+}
+
+/* Validity of every output row of column j; *nulls receives their count. */
+static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const int32_t *rows, uint64_t n) {
+  uint64_t nulls = 0;
+  if (o->validity) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) { /* whole bytes */
+      uint8_t b = 0;
+      for (uint32_t k = 0; k < 8; k++) {
+        int32_t r = rows[i + k];
+        uint8_t v = r >= 0 && rel_valid(c, (uint64_t)r);
+        b |= (uint8_t)(v << k);
+      }
+      o->validity[i >> 3] = b;
+      nulls += 8 - (uint64_t)__builtin_popcount(b);
+    }
+    for (; i < n; i++) {
+      int v = rows[i] >= 0 && rel_valid(c, (uint64_t)rows[i]);
+      put_bit(o->validity, i, v);
+      nulls += !v;
+    }
+    return HADOS_OK;
+  }
+  for (uint64_t i = 0; i < n; i++)
+    if (rows[i] < 0 || !rel_valid(c, (uint64_t)rows[i]))
+      return soft_fail(HADOS_E_INVALID, WHO ": project output column %u: row %llu is null and the column has no validity bitmap", j,
+                       (unsigned long long)i);
+  (void)nulls;
+  return HADOS_OK;
+}
+
+#define GATHER_FIXED(T)                                                         \
+  do {                                                                          \
+    const T *src = (const T *)(const void *)c->data + c->c.offset;              \
+    T *dst = (T *)(void *)o->data;                                              \
+    for (uint64_t i = 0; i < n; i++) {                                          \
+      int32_t r = rows[i];                                                      \
+      T v;                                                                      \
+      if (r >= 0) memcpy(&v, src + r, sizeof v);                                \
+      else memset(&v, 0, sizeof v);                                             \
+      memcpy(dst + i, &v, sizeof v);                                            \
+    }                                                                           \
+  } while (0)
+
+static void gather_values(const soft_col *c, soft_outcol *o, const int32_t *rows, uint64_t n) {
+  switch (c->c.vtype) {
+    case HADOS_VT_BOOL:
+      for (uint64_t i = 0; i < n; i++) put_bit(o->data, i, rows[i] >= 0 && rel_bit(c->data, c->c.offset + (uint64_t)rows[i]));
+      return;
+    case HADOS_VT_I32: GATHER_FIXED(int32_t); return;
+    case HADOS_VT_I64: case HADOS_VT_F64: GATHER_FIXED(int64_t); return;
+    case HADOS_VT_I128: {
+      typedef struct { uint64_t lo, hi; } u128p;
+      GATHER_FIXED(u128p);
+      return;
+    }
+    default: {
+      int32_t *offs = (int32_t *)(void *)o->offsets;
+      uint64_t used = 0;
+      offs[0] = 0;
+      for (uint64_t i = 0; i < n; i++) {
+        int32_t r = rows[i];
+        if (r >= 0 && rel_valid(c, (uint64_t)r)) {
+          uint32_t len;
+          const uint8_t *s = rel_str(c, (uint64_t)r, &len);
+          memcpy(o->data + used, s, len);
+          used += len;
+        }
+        offs[i + 1] = (int32_t)used;
+      }
+      o->used = used;
+    }
+  }
+}
+
+/* String bytes the output column of c needs for the rows. */
+static uint64_t string_bytes(const soft_col *c, const int32_t *rows, uint64_t n) {
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    int32_t r = rows[i];
+    if (r < 0 || !rel_valid(c, (uint64_t)r)) continue;
+    uint32_t len;
+    rel_str(c, (uint64_t)r, &len);
+    total += len;
+  }
+  return total;
+}
 
 int soft_gather_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
-  (void)d; (void)len; *result = 0;
-  return soft_fail(HADOS_E_NOTSUP, "soft: opcode %u is not implemented yet", op->opcode);
+  rel_desc g;
+  soft_outcol *outs = NULL;
+  int32_t *rows = NULL;
+  uint64_t n = op->arg[1], cap = 0;
+  uint32_t vts[HADOS_MAX_COLUMNS];
+  int st;
+  *result = 0;
+  if ((st = rel_decode(d, WHO, op->src, len, 0, &g))) return st;
+  if ((st = rel_i32s(d, WHO, "row numbers", op->arg[0], n, &rows))) goto out;
+  for (uint64_t i = 0; i < n; i++)
+    if (rows[i] < -1 || (rows[i] >= 0 && (uint64_t)rows[i] >= g.rows)) {
+      st = soft_fail(HADOS_E_INVALID, WHO ": row number %d at %llu is outside [0, %llu) (or -1 for nulls)", rows[i],
+                     (unsigned long long)i, (unsigned long long)g.rows);
+      goto out;
+    }
+  for (uint32_t j = 0; j < g.n; j++) vts[j] = g.cols[j].c.vtype;
+  if ((st = soft_project_out_bind(d, WHO, op->arg[2], g.n, vts, &outs, &cap))) goto out;
+  if (n > cap) {
+    st = soft_fail(HADOS_E_INVALID, WHO ": %llu rows for an output of capacity %llu rows", (unsigned long long)n, (unsigned long long)cap);
+    goto out;
+  }
+  uint64_t need = 0;
+  int short_col = -1;
+  for (uint32_t j = 0; j < g.n; j++) {
+    if (vts[j] != HADOS_VT_STR) continue;
+    uint64_t b = string_bytes(&g.cols[j], rows, n);
+    if (b > need) need = b;
+    if (b > outs[j].c.capacity && short_col < 0) short_col = (int)j;
+  }
+  if (need > INT32_MAX) {
+    st = soft_fail(HADOS_E_INVALID, WHO ": %llu string bytes exceed int32 offsets", (unsigned long long)need);
+    goto out;
+  }
+  if (short_col >= 0) {
+    *result = need;
+    st = soft_fail(HADOS_E_NOMEM, WHO ": output column %d needs more than its %llu string bytes (%llu needed by the largest column)",
+                   short_col, (unsigned long long)outs[short_col].c.capacity, (unsigned long long)need);
+    goto out;
+  }
+  for (uint32_t j = 0; j < g.n && !st; j++) {
+    if (!(st = gather_validity(&g.cols[j], &outs[j], j, rows, n))) gather_values(&g.cols[j], &outs[j], rows, n);
+  }
+  if (!st) *result = n;
+out:
+  free(outs);
+  rel_free(&g);
+  return st;
 }

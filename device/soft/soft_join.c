@@ -1,7 +1,589 @@
-/* soft_join.c — placeholder until the join ops land. */
+/*
+ * soft_join.c — the software DPU's hash join ops: JOIN_BUILD, JOIN_PROBE
+ * and JOIN_FREE (hados_relational.h is the contract).
+ *
+ * The table. A build hashes the build side's key columns and keeps one
+ * slot per *distinct* key tuple in an open-addressing table (power-of-two
+ * capacity, load at most 3/4, linear probing). A slot is 16 bytes: a word
+ * w, the number of build rows with that key, and a reference to them: the
+ * row itself when there is one (the common case of a join on a primary
+ * key: a probe then touches one cache line), or the start of the tuple's
+ * run in a row array where the rows of every duplicated key lie
+ * contiguously in build input order (so a probe row's matches come out in
+ * build input order, as the ABI asks).
+ *
+ * Two kinds of tables.
+ *  - Direct: a single key of a fixed-width type of at most 8 bytes (I32,
+ *    I64, F64, BOOL): w is the normalised key value itself, so a probe
+ *    compares words and never reads the build columns. A null key of a
+ *    null-safe key is one extra group kept beside the table.
+ *  - Hashed: any other keys (I128, strings — utf8, large_utf8 or
+ *    dictionary —, several keys): w is the tuple's 64-bit hash, and a slot
+ *    whose hash matches is confirmed by comparing the key values of its
+ *    first build row, read from the build columns. The build columns must
+ *    therefore stay alive and unchanged until JOIN_FREE (the ABI says so).
+ * Doubles are normalised (one NaN, no -0.0); strings compare as bytes, so a
+ * dictionary-encoded column joins with a plain one. A row with a null in a
+ * key that is not null-safe never matches: the build leaves it out and a
+ * probe finds nothing for it.
+ *
+ * Building. Rows are inserted in input order, each into the slot of its
+ * key (claiming an empty one for a new key, whose reference is then its
+ * first row). Afterwards, if some key has several rows, the row array is
+ * filled: every duplicated key gets a run, and a pass over the rows in
+ * reverse order fills each run from its end, so runs end up in input
+ * order. The build runs on one engine core.
+ *
+ * Probing. A probe walks its row range in blocks of 32: it hashes the
+ * block's keys and prefetches their slots first, then looks the rows up,
+ * writing pairs until the output is full. The cursor (next_row,
+ * next_match) in hados_join_out records where it stopped, so the host runs
+ * the op again to continue; FIRST_MATCH caps a row at one pair, UNMATCHED
+ * writes (row, -1) for rows without a match. Probes only read the state,
+ * so any number may run at once on different cores.
+ *
+ * Memory. The state, its slots and row array, and the build's temporary
+ * slot-of-row array are blocks of the device heap (they show in
+ * telemetry). Their total (temporary included, as it is the peak) is
+ * checked against the byte budget of the build before anything is
+ * allocated: over it, the build fails with HADOS_E_NOMEM naming the sizes,
+ * and its result is the bytes it needed. The state is released only by
+ * JOIN_FREE.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soft_keyhash.h"
 #include "soft_relational.h"
 
+#define JOIN_STATE_MAGIC 0x3154534E4A4148ULL /* "HAJNST1" */
+#define NO_SLOT 0xffffffffu
+#define NULL_GROUP 0xfffffffeu /* slotof value of a null-safe null key (direct tables) */
+#define MAX_BUILD_ROWS 0x7fffffffULL
+#define PROBE_BLOCK 32u
+
+/* A bound key column: host pointers into device memory. */
+typedef struct jcol {
+  uint32_t vt, flags;
+  uint64_t off; /* Arrow offset of row 0 */
+  const uint8_t *valid; /* NULL: every row is valid */
+  const uint8_t *data, *offsets, *dict_data, *dict_offsets;
+  uint64_t dict_len;
+} jcol;
+
+typedef struct jslot {
+  uint64_t w;     /* direct: the key; hashed: the tuple's hash */
+  uint32_t count; /* build rows with the key; 0 = empty slot */
+  uint32_t ref;   /* count == 1: the row; else the start of its run in dup[] */
+} jslot;
+
+typedef struct jblock {
+  uint8_t *p;
+  uint64_t bytes;
+} jblock;
+
+typedef struct join_state {
+  uint64_t magic;
+  soft_device *d;
+  uint32_t n_keys, direct;
+  uint32_t key_flags[HADOS_MAX_JOIN_KEYS];
+  jcol keys[HADOS_MAX_JOIN_KEYS];
+  uint64_t rows, mask, distinct;
+  jblock self, slots, dup;
+  jslot null_group; /* direct tables: the rows of a null-safe null key */
+} join_state;
+
+/* ---------------------------------------------------------------- memory */
+
+static uint64_t round_align(uint64_t n) { return (n + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1); }
+
+static int blk_alloc(soft_device *d, jblock *b, uint64_t bytes, const char *what) {
+  uint64_t off;
+  bytes = round_align(bytes ? bytes : 1);
+  if (soft_heap_alloc(&d->heap, bytes, &off) != HADOS_OK)
+    return soft_fail(HADOS_E_NOMEM, "join build: %s: %llu bytes: device memory exhausted", what, (unsigned long long)bytes);
+  atomic_fetch_add(&d->allocs, 1);
+  b->p = d->mem + off;
+  b->bytes = bytes;
+  return HADOS_OK;
+}
+
+static void blk_free(soft_device *d, jblock *b) {
+  if (!b->p) return;
+  soft_heap_free(&d->heap, (uint64_t)(b->p - d->mem), NULL);
+  atomic_fetch_add(&d->frees, 1);
+  b->p = NULL;
+  b->bytes = 0;
+}
+
+static void state_release(join_state *s) {
+  soft_device *d = s->d;
+  blk_free(d, &s->slots);
+  blk_free(d, &s->dup);
+  s->magic = 0;
+  jblock self = s->self;
+  blk_free(d, &self);
+}
+
+/* ---------------------------------------------------------------- columns */
+
+static const char *vt_name(uint32_t vt) {
+  static const char *names[] = {"?", "BOOL", "I32", "I64", "F64", "I128", "STR"};
+  return vt <= HADOS_VT_STR ? names[vt] : "?";
+}
+
+static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *side, uint32_t k,
+                   const char *what) {
+  uint8_t *p;
+  if (soft_range(d, addr, len, &p) == HADOS_OK) {
+    *out = p;
+    return HADOS_OK;
+  }
+  return soft_fail(HADOS_E_FAULT, "join: %s key %u: %s [0x%llx, +%llu) is outside device memory", side, k, what,
+                   (unsigned long long)addr, (unsigned long long)len);
+}
+
+static int32_t ld_i32(const uint8_t *p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+static int64_t ld_i64(const uint8_t *p) {
+  int64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+static int bit_at(const uint8_t *bits, uint64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+#define KBAD(FMT, ...) soft_fail(HADOS_E_INVALID, "join: %s key %u: " FMT, side, k, __VA_ARGS__)
+
+/* Offsets [first, last] of a string buffer (width w): non-negative,
+   non-decreasing, each string under 4 GiB; *end receives the last. */
+static int check_offsets(const char *side, uint32_t k, const char *what, const uint8_t *offs, uint32_t w, uint64_t first,
+                         uint64_t last, uint64_t *end) {
+  int64_t prev = w == 4 ? ld_i32(offs + first * 4) : ld_i64(offs + first * 8);
+  if (prev < 0) return KBAD("%s offset %llu is negative (%lld)", what, (unsigned long long)first, (long long)prev);
+  for (uint64_t i = first + 1; i <= last; i++) {
+    int64_t o = w == 4 ? ld_i32(offs + i * 4) : ld_i64(offs + i * 8);
+    if (o < prev || o - prev > (int64_t)UINT32_MAX)
+      return KBAD("%s offsets at entry %llu go from %lld to %lld", what, (unsigned long long)i, (long long)prev, (long long)o);
+    prev = o;
+  }
+  *end = (uint64_t)prev;
+  return HADOS_OK;
+}
+
+/* Binds key column k for rows [rb, re), checking everything a later read
+   of those rows touches (so the hot loops need no checks). */
+static int bind_key(soft_device *d, const char *side, uint32_t k, const hados_column *c, uint64_t rows, uint64_t rb, uint64_t re,
+                    jcol *o) {
+  memset(o, 0, sizeof *o);
+  if (c->vtype < HADOS_VT_BOOL || c->vtype > HADOS_VT_STR) return KBAD("unknown value type %u", c->vtype);
+  if (c->flags & ~(HADOS_COLF_DICT | HADOS_COLF_LARGE)) return KBAD("unknown column flags 0x%x", c->flags);
+  if (c->flags && c->vtype != HADOS_VT_STR) return KBAD("flags 0x%x on a %s column", c->flags, vt_name(c->vtype));
+  if (c->flags == (HADOS_COLF_DICT | HADOS_COLF_LARGE)) return KBAD("flags 0x%x: a dictionary has int32 offsets", c->flags);
+  if (c->length < rows) return KBAD("column of %llu rows, the descriptor says %llu", (unsigned long long)c->length, (unsigned long long)rows);
+  if (c->offset > (1ull << 56) || c->length > (1ull << 56))
+    return KBAD("offset %llu / length %llu too large", (unsigned long long)c->offset, (unsigned long long)c->length);
+  o->vt = c->vtype;
+  o->flags = c->flags;
+  o->off = c->offset;
+  if (rb == re) return HADOS_OK;
+  uint64_t first = c->offset + rb, end = c->offset + re;
+  int st;
+  if (c->validity && c->null_count && (st = dev_ptr(d, c->validity, (end + 7) / 8, &o->valid, side, k, "validity bitmap"))) return st;
+  switch (c->vtype) {
+    case HADOS_VT_BOOL: return dev_ptr(d, c->data, (end + 7) / 8, &o->data, side, k, "values");
+    case HADOS_VT_I32: return dev_ptr(d, c->data, end * 4, &o->data, side, k, "values");
+    case HADOS_VT_I64:
+    case HADOS_VT_F64: return dev_ptr(d, c->data, end * 8, &o->data, side, k, "values");
+    case HADOS_VT_I128: return dev_ptr(d, c->data, end * 16, &o->data, side, k, "values");
+  }
+  uint64_t bytes = 0;
+  if (c->flags & HADOS_COLF_DICT) {
+    if (c->dict_length > INT32_MAX) return KBAD("dictionary of %llu entries", (unsigned long long)c->dict_length);
+    if ((st = dev_ptr(d, c->data, end * 4, &o->data, side, k, "dictionary codes"))) return st;
+    if ((st = dev_ptr(d, c->dict_offsets, (c->dict_length + 1) * 4, &o->dict_offsets, side, k, "dictionary offsets"))) return st;
+    if ((st = check_offsets(side, k, "dictionary", o->dict_offsets, 4, 0, c->dict_length, &bytes))) return st;
+    if ((st = dev_ptr(d, c->dict_data, bytes, &o->dict_data, side, k, "dictionary bytes"))) return st;
+    o->dict_len = c->dict_length;
+    for (uint64_t i = first; i < end; i++) {
+      int32_t code = ld_i32(o->data + 4 * i);
+      if ((code < 0 || (uint64_t)code >= o->dict_len) && !(o->valid && !bit_at(o->valid, i)))
+        return KBAD("row %llu: dictionary code %d outside [0, %llu)", (unsigned long long)(i - c->offset), code,
+                    (unsigned long long)o->dict_len);
+    }
+    return HADOS_OK;
+  }
+  uint32_t w = c->flags & HADOS_COLF_LARGE ? 8 : 4;
+  if ((st = dev_ptr(d, c->offsets, (end + 1) * w, &o->offsets, side, k, "string offsets"))) return st;
+  if ((st = check_offsets(side, k, "string", o->offsets, w, first, end, &bytes))) return st;
+  return dev_ptr(d, c->data, bytes, &o->data, side, k, "string bytes");
+}
+
+/* The normalised value of a key at row (relative to the column start). */
+static inline __attribute__((always_inline)) void key_at(const jcol *c, uint64_t row, kval *o) {
+  uint64_t i = c->off + row;
+  o->lo = o->hi = 0;
+  o->len = 0;
+  o->p = NULL;
+  o->null = c->valid && !bit_at(c->valid, i);
+  if (o->null) return;
+  switch (c->vt) {
+    case HADOS_VT_I32: o->lo = (uint32_t)ld_i32(c->data + 4 * i); break;
+    case HADOS_VT_I64: o->lo = (uint64_t)ld_i64(c->data + 8 * i); break;
+    case HADOS_VT_F64: {
+      double x;
+      memcpy(&x, c->data + 8 * i, 8);
+      o->lo = f64_key_bits(x);
+      break;
+    }
+    case HADOS_VT_I128:
+      memcpy(&o->lo, c->data + 16 * i, 8);
+      memcpy(&o->hi, c->data + 16 * i + 8, 8);
+      break;
+    case HADOS_VT_BOOL: o->lo = (uint64_t)bit_at(c->data, i); break;
+    case HADOS_VT_STR:
+      if (c->flags & HADOS_COLF_DICT) {
+        int32_t code = ld_i32(c->data + 4 * i);
+        int32_t s0 = ld_i32(c->dict_offsets + 4 * (uint64_t)code), s1 = ld_i32(c->dict_offsets + 4 * (uint64_t)code + 4);
+        o->p = c->dict_data + s0;
+        o->len = (uint32_t)(s1 - s0);
+      } else if (c->flags & HADOS_COLF_LARGE) {
+        int64_t s0 = ld_i64(c->offsets + 8 * i), s1 = ld_i64(c->offsets + 8 * i + 8);
+        o->p = c->data + s0;
+        o->len = (uint32_t)(s1 - s0);
+      } else {
+        int32_t s0 = ld_i32(c->offsets + 4 * i), s1 = ld_i32(c->offsets + 4 * i + 4);
+        o->p = c->data + s0;
+        o->len = (uint32_t)(s1 - s0);
+      }
+      break;
+  }
+}
+
+/* ---------------------------------------------------------------- keys */
+
+/* A row's key tuple: its hash (hashed tables) or word (direct tables).
+   Returns 0 when the row has a null in a key that is not null-safe (it
+   never matches), 2 for a null-safe null of a direct table, else 1. */
+static inline __attribute__((always_inline)) int row_key(const join_state *s, const jcol *cols, uint64_t row, uint64_t *w) {
+  if (s->direct) {
+    kval x;
+    key_at(&cols[0], row, &x);
+    if (x.null) return s->key_flags[0] & HADOS_JKEY_NULL_SAFE ? 2 : 0;
+    *w = x.lo;
+    return 1;
+  }
+  uint64_t h = 0;
+  for (uint32_t k = 0; k < s->n_keys; k++) {
+    kval x;
+    key_at(&cols[k], row, &x);
+    if (x.null && !(s->key_flags[k] & HADOS_JKEY_NULL_SAFE)) return 0;
+    h = hash_combine(h, hash_kval(&x, cols[k].vt));
+  }
+  *w = h;
+  return 1;
+}
+
+static inline uint64_t slot_hash(const join_state *s, uint64_t w) { return s->direct ? fmix(w ^ 0x5bd1e9955bd1e995ULL) : w; }
+
+/* Whether the row's keys equal those of build row b (hashed tables). */
+static int keys_equal(const join_state *s, const jcol *cols, uint64_t row, uint64_t b) {
+  for (uint32_t k = 0; k < s->n_keys; k++) {
+    kval x, y;
+    key_at(&cols[k], row, &x);
+    key_at(&s->keys[k], b, &y);
+    if (!kval_eq(&x, &y, cols[k].vt)) return 0;
+  }
+  return 1;
+}
+
+static inline uint32_t first_row(const join_state *s, const jslot *e) {
+  return e->count == 1 ? e->ref : ((const uint32_t *)s->dup.p)[e->ref];
+}
+
+/* The slot of a key tuple (w from row_key, row for the hashed check), or
+   NULL. During the build, ref is still every slot's first row. */
+static inline __attribute__((always_inline)) jslot *find(const join_state *s, const jcol *cols, uint64_t row, uint64_t w,
+                                                          int building) {
+  jslot *t = (jslot *)s->slots.p;
+  uint64_t i = slot_hash(s, w) & s->mask;
+  for (;; i = (i + 1) & s->mask) {
+    jslot *e = &t[i];
+    if (!e->count) return building ? e : NULL;
+    if (e->w != w) continue;
+    if (s->direct || keys_equal(s, cols, row, building ? e->ref : first_row(s, e))) return e;
+  }
+}
+
+/* ---------------------------------------------------------------- descriptor */
+
+typedef struct join_desc {
+  hados_join h;
+  const hados_column *cols;
+} join_desc;
+
+static int read_desc(soft_device *d, uint64_t addr, uint64_t len, const char *side, join_desc *o) {
+  uint8_t *p;
+  int st;
+  if (len < sizeof(hados_join)) return soft_fail(HADOS_E_INVALID, "join: %s descriptor of %llu bytes is shorter than its header (%zu)", side, (unsigned long long)len, sizeof(hados_join));
+  if ((st = soft_range(d, addr, sizeof(hados_join), &p))) return st;
+  memcpy(&o->h, p, sizeof o->h);
+  const hados_join *h = &o->h;
+  if (h->magic != HADOS_JOIN_MAGIC) return soft_fail(HADOS_E_INVALID, "join: %s descriptor: bad magic 0x%08x", side, h->magic);
+  if (h->version != HADOS_RELATIONAL_VERSION) return soft_fail(HADOS_E_INVALID, "join: %s descriptor: version %u, want %u", side, h->version, HADOS_RELATIONAL_VERSION);
+  if (h->n_keys < 1 || h->n_keys > HADOS_MAX_JOIN_KEYS) return soft_fail(HADOS_E_INVALID, "join: %s descriptor: %u keys (1..%u)", side, h->n_keys, HADOS_MAX_JOIN_KEYS);
+  uint64_t want = sizeof(hados_join) + (uint64_t)h->n_keys * sizeof(hados_column);
+  if (h->size != want || len < want)
+    return soft_fail(HADOS_E_INVALID, "join: %s descriptor: size %u and op length %llu, want %llu for %u keys", side, h->size, (unsigned long long)len, (unsigned long long)want, h->n_keys);
+  for (uint32_t k = 0; k < h->n_keys; k++)
+    if (h->key_flags[k] & ~HADOS_JKEY_NULL_SAFE) return soft_fail(HADOS_E_INVALID, "join: %s key %u: unknown flags 0x%x", side, k, h->key_flags[k]);
+  if ((st = soft_range(d, addr, want, &p))) return st;
+  o->cols = (const hados_column *)(p + sizeof(hados_join));
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- build */
+
+static uint64_t table_cap(uint64_t rows) {
+  uint64_t cap = 16;
+  while (cap < rows + rows / 3 + 1) cap <<= 1;
+  return cap;
+}
+
+static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
+  join_desc D;
+  int st;
+  if ((st = read_desc(d, op->src, len, "build", &D))) return st;
+  uint64_t rows = D.h.rows;
+  if (rows > MAX_BUILD_ROWS) return soft_fail(HADOS_E_INVALID, "join build: %llu rows exceed %llu", (unsigned long long)rows, MAX_BUILD_ROWS);
+  uint8_t *cell;
+  if ((st = soft_range(d, op->dst, 8, &cell))) return st;
+  join_state tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.d = d;
+  tmp.n_keys = D.h.n_keys;
+  tmp.rows = rows;
+  for (uint32_t k = 0; k < D.h.n_keys; k++) {
+    hados_column c;
+    memcpy(&c, D.cols + k, sizeof c);
+    tmp.key_flags[k] = D.h.key_flags[k];
+    if ((st = bind_key(d, "build", k, &c, rows, 0, rows, &tmp.keys[k]))) return st;
+  }
+  uint32_t vt0 = tmp.keys[0].vt;
+  tmp.direct = tmp.n_keys == 1 && (vt0 == HADOS_VT_I32 || vt0 == HADOS_VT_I64 || vt0 == HADOS_VT_F64 || vt0 == HADOS_VT_BOOL);
+  uint64_t cap = table_cap(rows);
+  tmp.mask = cap - 1;
+  /* the peak: state + slots + slot of each row; the row array of
+     duplicated keys (at most rows entries) comes after the temporary */
+  uint64_t b_self = round_align(sizeof(join_state)), b_slots = round_align(cap * sizeof(jslot)), b_tmp = round_align(rows * 4 + 4);
+  uint64_t need = b_self + b_slots + b_tmp;
+  if (op->arg[0] && need > op->arg[0]) {
+    *result = need;
+    return soft_fail(HADOS_E_NOMEM, "join build: %llu rows need %llu bytes (state %llu, slots %llu, scratch %llu) over the budget of %llu",
+                     (unsigned long long)rows, (unsigned long long)need, (unsigned long long)b_self, (unsigned long long)b_slots,
+                     (unsigned long long)b_tmp, (unsigned long long)op->arg[0]);
+  }
+  jblock self = {0}, scratch = {0};
+  if ((st = blk_alloc(d, &self, sizeof(join_state), "state"))) return st;
+  join_state *s = (join_state *)self.p;
+  *s = tmp;
+  s->self = self;
+  if ((st = blk_alloc(d, &s->slots, cap * sizeof(jslot), "hash slots")) || (st = blk_alloc(d, &scratch, rows * 4 + 4, "slot of each row"))) {
+    state_release(s);
+    *result = need;
+    return st;
+  }
+  memset(s->slots.p, 0, s->slots.bytes);
+  uint32_t *slotof = (uint32_t *)scratch.p;
+  jslot *t = (jslot *)s->slots.p;
+  uint64_t dups = 0;
+  for (uint64_t r = 0; r < rows; r++) {
+    uint64_t w = 0;
+    int kind = row_key(s, s->keys, r, &w);
+    if (kind == 0) {
+      slotof[r] = NO_SLOT;
+      continue;
+    }
+    jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, r, w, 1);
+    if (!e->count) {
+      e->w = w;
+      e->ref = (uint32_t)r;
+      s->distinct += kind == 1;
+    } else if (e->count == 1) {
+      dups += 2;
+    } else {
+      dups++;
+    }
+    e->count++;
+    slotof[r] = kind == 2 ? NULL_GROUP : (uint32_t)(e - t);
+  }
+  if (dups) {
+    uint64_t total = need + round_align(dups * 4);
+    if (op->arg[0] && total > op->arg[0]) {
+      blk_free(d, &scratch);
+      state_release(s);
+      *result = total;
+      return soft_fail(HADOS_E_NOMEM, "join build: %llu rows with %llu of duplicated keys need %llu bytes over the budget of %llu",
+                       (unsigned long long)rows, (unsigned long long)dups, (unsigned long long)total, (unsigned long long)op->arg[0]);
+    }
+    if ((st = blk_alloc(d, &s->dup, dups * 4, "rows of duplicated keys"))) {
+      blk_free(d, &scratch);
+      state_release(s);
+      *result = need + round_align(dups * 4);
+      return st;
+    }
+    /* runs: ref = the end of the key's run, filled backwards */
+    uint64_t at = 0;
+    for (uint64_t i = 0; i <= cap; i++) {
+      jslot *e = i < cap ? &t[i] : &s->null_group;
+      if (e->count > 1) {
+        at += e->count;
+        e->ref = (uint32_t)at;
+      }
+    }
+    uint32_t *dup = (uint32_t *)s->dup.p;
+    for (uint64_t r = rows; r-- > 0;) {
+      uint32_t si = slotof[r];
+      if (si == NO_SLOT) continue;
+      jslot *e = si == NULL_GROUP ? &s->null_group : &t[si];
+      if (e->count > 1) dup[--e->ref] = (uint32_t)r;
+    }
+  }
+  blk_free(d, &scratch);
+  s->magic = JOIN_STATE_MAGIC;
+  uint64_t addr = d->base + (uint64_t)(self.p - d->mem);
+  memcpy(cell, &addr, 8);
+  *result = addr;
+  return HADOS_OK;
+}
+
+static int state_at(soft_device *d, uint64_t addr, const char *what, join_state **out) {
+  uint8_t *p;
+  if (addr % 8 || soft_range(d, addr, sizeof(join_state), &p) != HADOS_OK)
+    return soft_fail(HADOS_E_INVALID, "join %s: 0x%llx is not a join state", what, (unsigned long long)addr);
+  join_state *s = (join_state *)p;
+  uint64_t magic;
+  memcpy(&magic, p, 8);
+  if (magic != JOIN_STATE_MAGIC || s->d != d || s->self.p != p)
+    return soft_fail(HADOS_E_INVALID, "join %s: 0x%llx is not a live join state", what, (unsigned long long)addr);
+  *out = s;
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
+  join_state *s = NULL;
+  join_desc D;
+  int st;
+  if ((st = state_at(d, op->arg[0], "probe", &s))) return st;
+  if ((st = read_desc(d, op->src, len, "probe", &D))) return st;
+  if (D.h.n_keys != s->n_keys) return soft_fail(HADOS_E_INVALID, "join probe: %u keys, the build has %u", D.h.n_keys, s->n_keys);
+  uint8_t *op_out;
+  if ((st = soft_range(d, op->arg[1], sizeof(hados_join_out), &op_out))) return st;
+  hados_join_out o;
+  memcpy(&o, op_out, sizeof o);
+  if (o.flags & ~(HADOS_PROBE_FIRST_MATCH | HADOS_PROBE_UNMATCHED)) return soft_fail(HADOS_E_INVALID, "join probe: unknown flags 0x%x", o.flags);
+  if (o.end_row > D.h.rows || o.next_row > o.end_row)
+    return soft_fail(HADOS_E_INVALID, "join probe: cursor at row %llu of [.., %llu) with %llu probe rows", (unsigned long long)o.next_row,
+                     (unsigned long long)o.end_row, (unsigned long long)D.h.rows);
+  if (o.end_row > MAX_BUILD_ROWS) return soft_fail(HADOS_E_INVALID, "join probe: %llu rows exceed %llu", (unsigned long long)o.end_row, MAX_BUILD_ROWS);
+  if (o.capacity == 0 && o.next_row < o.end_row) return soft_fail(HADOS_E_INVALID, "join probe: output capacity 0");
+  if (o.capacity > (1ull << 40)) return soft_fail(HADOS_E_INVALID, "join probe: output capacity %llu", (unsigned long long)o.capacity);
+  uint8_t *pp, *bp;
+  if ((st = soft_range(d, o.probe_rows, o.capacity * 4, &pp)) || (st = soft_range(d, o.build_rows, o.capacity * 4, &bp))) return st;
+  jcol cols[HADOS_MAX_JOIN_KEYS];
+  for (uint32_t k = 0; k < D.h.n_keys; k++) {
+    hados_column c;
+    memcpy(&c, D.cols + k, sizeof c);
+    if (D.h.key_flags[k] != s->key_flags[k])
+      return soft_fail(HADOS_E_INVALID, "join probe: key %u has flags 0x%x, the build 0x%x", k, D.h.key_flags[k], s->key_flags[k]);
+    if (c.vtype != s->keys[k].vt)
+      return soft_fail(HADOS_E_INVALID, "join probe: key %u is %s, the build's is %s", k, vt_name(c.vtype), vt_name(s->keys[k].vt));
+    if ((st = bind_key(d, "probe", k, &c, D.h.rows, o.next_row, o.end_row, &cols[k]))) return st;
+  }
+  int32_t *out_p = (int32_t *)pp, *out_b = (int32_t *)bp;
+  const uint32_t *dup = (const uint32_t *)s->dup.p;
+  const jslot *t = (const jslot *)s->slots.p;
+  const int first_only = o.flags & HADOS_PROBE_FIRST_MATCH, unmatched = (o.flags & HADOS_PROBE_UNMATCHED) != 0;
+  uint64_t n = 0, cap = o.capacity, row = o.next_row, skip = o.next_match;
+  uint64_t ws[PROBE_BLOCK];
+  int kinds[PROBE_BLOCK];
+  while (row < o.end_row && n < cap) {
+    uint32_t m = (uint32_t)(o.end_row - row < PROBE_BLOCK ? o.end_row - row : PROBE_BLOCK);
+    for (uint32_t i = 0; i < m; i++) {
+      kinds[i] = row_key(s, cols, row + i, &ws[i]);
+      if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask]);
+    }
+    uint32_t i = 0;
+    for (; i < m && n < cap; i++) {
+      const uint64_t r = row + i;
+      const jslot *e = NULL;
+      if (kinds[i] == 1)
+        e = find(s, cols, r, ws[i], 0);
+      else if (kinds[i] == 2 && s->null_group.count)
+        e = &s->null_group;
+      uint32_t cnt = e ? e->count : 0;
+      if (first_only && cnt > 1) cnt = 1;
+      if (cnt == 0) {
+        if (unmatched) {
+          out_p[n] = (int32_t)r;
+          out_b[n] = -1;
+          n++;
+        }
+        continue;
+      }
+      if (e->count == 1) {
+        if (!skip) {
+          out_p[n] = (int32_t)r;
+          out_b[n] = (int32_t)e->ref;
+          n++;
+        }
+        skip = 0;
+        continue;
+      }
+      uint64_t j = skip;
+      for (; j < cnt && n < cap; j++, n++) {
+        out_p[n] = (int32_t)r;
+        out_b[n] = (int32_t)dup[e->ref + j];
+      }
+      if (j < cnt) { /* output full inside this row's matches */
+        skip = j;
+        break;
+      }
+      skip = 0;
+    }
+    row += i;
+  }
+  o.next_row = row;
+  o.next_match = row < o.end_row ? skip : 0;
+  memcpy(op_out + offsetof(hados_join_out, next_row), &o.next_row, 8);
+  memcpy(op_out + offsetof(hados_join_out, next_match), &o.next_match, 8);
+  *result = n;
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
 int soft_join_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
-  (void)d; (void)len; *result = 0;
-  return soft_fail(HADOS_E_NOTSUP, "soft: opcode %u is not implemented yet", op->opcode);
+  *result = 0;
+  switch (op->opcode) {
+    case HADOS_OP_JOIN_BUILD:
+      return join_build(d, op, len, result);
+    case HADOS_OP_JOIN_PROBE:
+      return join_probe(d, op, len, result);
+    case HADOS_OP_JOIN_FREE: {
+      join_state *s = NULL;
+      int st = state_at(d, op->src, "free", &s);
+      if (st) return st;
+      state_release(s);
+      return HADOS_OK;
+    }
+  }
+  return soft_fail(HADOS_E_INVALID, "soft: opcode %u is not a join op", op->opcode);
 }

@@ -128,20 +128,10 @@ typedef struct pl_step {
   uint8_t fuse_filter;          /* compare fused with the FILTER that follows (skipped) */
 } pl_step;
 
-/* A bound input column (host pointers into device memory). */
-typedef struct pl_col {
-  hados_column c;
-  uint32_t width;               /* bytes per value; BOOL: 0 (bits); STR: offset width; DICT: 4 */
-  int all_valid;
-  const uint8_t *validity, *data, *offsets, *dict_data, *dict_offsets;
-} pl_col;
-
-/* A bound SINK_PROJECT output column. */
-typedef struct pl_out {
-  hados_column c;
-  uint8_t *validity, *data, *offsets;
-  uint64_t used;                /* string bytes written */
-} pl_out;
+/* A bound input column and a bound SINK_PROJECT output column
+   (soft_pipeline.h). */
+typedef soft_col pl_col;
+typedef soft_outcol pl_out;
 
 /* The decoded pipeline and its run state. Owns steps, cols, cv, outs and
    scratch (malloc), released by prog_free. */
@@ -591,9 +581,9 @@ static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
 /* ---------------------------------------------------------------- binding */
 /* Host pointer for [addr, addr + len) (len 0: no access, NULL); E_FAULT
    naming the buffer (printf-style `what`) when it leaves device memory. */
-static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...)
-    __attribute__((format(printf, 5, 6)));
-static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...) {
+static int dev_ptr(soft_device *d, const char *who, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...)
+    __attribute__((format(printf, 6, 7)));
+static int dev_ptr(soft_device *d, const char *who, uint64_t addr, uint64_t len, const uint8_t **out, const char *what, ...) {
   uint8_t *p = NULL;
   *out = NULL;
   if (!len) return HADOS_OK;
@@ -606,15 +596,15 @@ static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **
   va_start(ap, what);
   vsnprintf(w, sizeof w, what, ap);
   va_end(ap);
-  return soft_fail(HADOS_E_FAULT, "pipeline: %s: [0x%llx, +%llu) is outside device memory", w, (unsigned long long)addr,
+  return soft_fail(HADOS_E_FAULT, "%s: %s: [0x%llx, +%llu) is outside device memory", who, w, (unsigned long long)addr,
                    (unsigned long long)len);
 }
 
-#define CBAD(j, FMT, ...) BAD("column %u: " FMT, j, __VA_ARGS__)
+#define CBAD(j, FMT, ...) soft_fail(HADOS_E_INVALID, "%s: column %u: " FMT, who, j, __VA_ARGS__)
 
 /* Offsets [first, last] of a string buffer: non-decreasing, non-negative;
    *end receives the last one. */
-static int check_offsets(uint32_t j, const char *what, const uint8_t *offs, uint32_t w, uint64_t first, uint64_t last, uint64_t *end) {
+static int check_offsets(const char *who, uint32_t j, const char *what, const uint8_t *offs, uint32_t w, uint64_t first, uint64_t last, uint64_t *end) {
   int64_t prev = w == 4 ? ld_i32(offs + first * 4) : ld_i64(offs + first * 8);
   if (prev < 0) return CBAD(j, "%s offset %llu is negative (%lld)", what, (unsigned long long)first, (long long)prev);
   for (uint64_t i = first + 1; i <= last; i++) {
@@ -627,9 +617,7 @@ static int check_offsets(uint32_t j, const char *what, const uint8_t *offs, uint
   return HADOS_OK;
 }
 
-static int bind_column(pl_prog *P, uint32_t j, uint64_t rb, uint64_t re) {
-  soft_device *d = P->d;
-  pl_col *col = &P->cols[j];
+int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re) {
   const hados_column *c = &col->c;
   if (!vt_ok(c->vtype)) return CBAD(j, "unknown value type %u", c->vtype);
   if (c->flags & ~(HADOS_COLF_DICT | HADOS_COLF_LARGE)) return CBAD(j, "unknown flags 0x%x", c->flags);
@@ -641,72 +629,85 @@ static int bind_column(pl_prog *P, uint32_t j, uint64_t rb, uint64_t re) {
   col->all_valid = c->validity == 0 || c->null_count == 0;
   if (rb == re) return HADOS_OK;
   int st;
-  if (!col->all_valid && (st = dev_ptr(d, c->validity, (end + 7) / 8, &col->validity, "column %u: validity bitmap", j)))
+  if (!col->all_valid && (st = dev_ptr(d, who, c->validity, (end + 7) / 8, &col->validity, "column %u: validity bitmap", j)))
     return st;
   switch (c->vtype) {
-    case HADOS_VT_BOOL: col->width = 0; st = dev_ptr(d, c->data, (end + 7) / 8, &col->data, "column %u: values", j); break;
-    case HADOS_VT_I32: col->width = 4; st = dev_ptr(d, c->data, end * 4, &col->data, "column %u: values", j); break;
-    case HADOS_VT_I64: case HADOS_VT_F64: col->width = 8; st = dev_ptr(d, c->data, end * 8, &col->data, "column %u: values", j); break;
-    case HADOS_VT_I128: col->width = 16; st = dev_ptr(d, c->data, end * 16, &col->data, "column %u: values", j); break;
+    case HADOS_VT_BOOL: col->width = 0; st = dev_ptr(d, who, c->data, (end + 7) / 8, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I32: col->width = 4; st = dev_ptr(d, who, c->data, end * 4, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I64: case HADOS_VT_F64: col->width = 8; st = dev_ptr(d, who, c->data, end * 8, &col->data, "column %u: values", j); break;
+    case HADOS_VT_I128: col->width = 16; st = dev_ptr(d, who, c->data, end * 16, &col->data, "column %u: values", j); break;
     default:
       if (c->flags & HADOS_COLF_DICT) {
         col->width = 4;
-        if ((st = dev_ptr(d, c->data, end * 4, &col->data, "column %u: dictionary codes", j))) break;
+        if ((st = dev_ptr(d, who, c->data, end * 4, &col->data, "column %u: dictionary codes", j))) break;
         if (c->dict_length > INT32_MAX) return CBAD(j, "dictionary of %llu entries", (unsigned long long)c->dict_length);
-        if ((st = dev_ptr(d, c->dict_offsets, (c->dict_length + 1) * 4, &col->dict_offsets, "column %u: dictionary offsets", j)))
+        if ((st = dev_ptr(d, who, c->dict_offsets, (c->dict_length + 1) * 4, &col->dict_offsets, "column %u: dictionary offsets", j)))
           return st;
         uint64_t bytes = 0;
-        TRY(check_offsets(j, "dictionary", col->dict_offsets, 4, 0, c->dict_length, &bytes));
-        if ((st = dev_ptr(d, c->dict_data, bytes, &col->dict_data, "column %u: dictionary bytes", j))) return st;
+        TRY(check_offsets(who, j, "dictionary", col->dict_offsets, 4, 0, c->dict_length, &bytes));
+        if ((st = dev_ptr(d, who, c->dict_data, bytes, &col->dict_data, "column %u: dictionary bytes", j))) return st;
       } else {
         col->width = c->flags & HADOS_COLF_LARGE ? 8 : 4;
-        if ((st = dev_ptr(d, c->offsets, (end + 1) * col->width, &col->offsets, "column %u: string offsets", j))) return st;
+        if ((st = dev_ptr(d, who, c->offsets, (end + 1) * col->width, &col->offsets, "column %u: string offsets", j))) return st;
         uint64_t bytes = 0;
-        TRY(check_offsets(j, "string", col->offsets, col->width, first, end, &bytes));
-        if ((st = dev_ptr(d, c->data, bytes, &col->data, "column %u: string bytes", j))) return st;
+        TRY(check_offsets(who, j, "string", col->offsets, col->width, first, end, &bytes));
+        if ((st = dev_ptr(d, who, c->data, bytes, &col->data, "column %u: string bytes", j))) return st;
       }
   }
   return st;
 }
 
-#define OBAD(j, FMT, ...) BAD("project output column %u: " FMT, j, __VA_ARGS__)
+#define OBAD(j, FMT, ...) soft_fail(HADOS_E_INVALID, "%s: project output column %u: " FMT, who, j, __VA_ARGS__)
 
-static int bind_project(pl_prog *P, uint64_t addr) {
-  soft_device *d = P->d;
+int soft_project_out_bind(soft_device *d, const char *who, uint64_t addr, uint32_t n, const uint32_t *vts, soft_outcol **outs,
+                          uint64_t *cap_rows) {
   const uint8_t *p;
   hados_project_out hdr;
   int st;
-  if ((st = dev_ptr(d, addr, sizeof hdr, &p, "project output header"))) return st;
+  *outs = NULL;
+  if ((st = dev_ptr(d, who, addr, sizeof hdr, &p, "project output header"))) return st;
   memcpy(&hdr, p, sizeof hdr);
-  if (hdr.n_cols != P->n_proj) return BAD("project output has %llu columns, the sink projects %u registers", (unsigned long long)hdr.n_cols, P->n_proj);
-  if (hdr.capacity_rows > (1ull << 40)) return BAD("project output capacity %llu rows is too large", (unsigned long long)hdr.capacity_rows);
-  if ((st = dev_ptr(d, addr, sizeof hdr + hdr.n_cols * sizeof(hados_column), &p, "project output columns"))) return st;
-  P->out_cap = hdr.capacity_rows;
-  if (P->n_proj && !(P->outs = calloc(P->n_proj, sizeof *P->outs))) return soft_fail(HADOS_E_NOMEM, "pipeline: out of host memory");
+  if (hdr.n_cols != n)
+    return soft_fail(HADOS_E_INVALID, "%s: project output has %llu columns, want %u", who, (unsigned long long)hdr.n_cols, n);
+  if (hdr.capacity_rows > (1ull << 40))
+    return soft_fail(HADOS_E_INVALID, "%s: project output capacity %llu rows is too large", who, (unsigned long long)hdr.capacity_rows);
+  if ((st = dev_ptr(d, who, addr, sizeof hdr + hdr.n_cols * sizeof(hados_column), &p, "project output columns"))) return st;
+  *cap_rows = hdr.capacity_rows;
+  if (!n) return HADOS_OK;
+  soft_outcol *os = calloc(n, sizeof *os);
+  if (!os) return soft_fail(HADOS_E_NOMEM, "%s: out of host memory", who);
+  *outs = os;
   uint64_t cap = hdr.capacity_rows;
-  for (uint32_t j = 0; j < P->n_proj; j++) {
-    pl_out *o = &P->outs[j];
+  for (uint32_t j = 0; j < n; j++) {
+    soft_outcol *o = &os[j];
+    uint32_t vt = vts[j];
     memcpy(&o->c, p + sizeof hdr + j * sizeof(hados_column), sizeof o->c);
-    uint32_t vt = P->vt[P->proj[j]];
-    if (o->c.vtype != vt) return OBAD(j, "type %s, register %u is %s", vt_name(o->c.vtype), P->proj[j], vt_name(vt));
+    if (o->c.vtype != vt) return OBAD(j, "type %s, want %s", vt_name(o->c.vtype), vt_name(vt));
     if (o->c.flags) return OBAD(j, "flags 0x%x (output strings are utf8 with int32 offsets)", o->c.flags);
     if (o->c.offset) return OBAD(j, "offset %llu (output starts at row 0)", (unsigned long long)o->c.offset);
-    if (o->c.validity && (st = dev_ptr(d, o->c.validity, (cap + 7) / 8, (const uint8_t **)&o->validity, "project output column %u: validity", j)))
+    if (o->c.validity &&
+        (st = dev_ptr(d, who, o->c.validity, (cap + 7) / 8, (const uint8_t **)&o->validity, "project output column %u: validity", j)))
       return st;
     switch (vt) {
-      case HADOS_VT_BOOL: st = dev_ptr(d, o->c.data, (cap + 7) / 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
-      case HADOS_VT_I32: st = dev_ptr(d, o->c.data, cap * 4, (const uint8_t **)&o->data, "project output column %u: values", j); break;
-      case HADOS_VT_I64: case HADOS_VT_F64: st = dev_ptr(d, o->c.data, cap * 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
-      case HADOS_VT_I128: st = dev_ptr(d, o->c.data, cap * 16, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_BOOL: st = dev_ptr(d, who, o->c.data, (cap + 7) / 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I32: st = dev_ptr(d, who, o->c.data, cap * 4, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I64: case HADOS_VT_F64: st = dev_ptr(d, who, o->c.data, cap * 8, (const uint8_t **)&o->data, "project output column %u: values", j); break;
+      case HADOS_VT_I128: st = dev_ptr(d, who, o->c.data, cap * 16, (const uint8_t **)&o->data, "project output column %u: values", j); break;
       default:
         if (o->c.capacity > INT32_MAX) return OBAD(j, "capacity %llu bytes exceeds int32 offsets", (unsigned long long)o->c.capacity);
-        if ((st = dev_ptr(d, o->c.offsets, (cap + 1) * 4, (const uint8_t **)&o->offsets, "project output column %u: offsets", j))) break;
-        st = dev_ptr(d, o->c.data, o->c.capacity, (const uint8_t **)&o->data, "project output column %u: string bytes", j);
+        if ((st = dev_ptr(d, who, o->c.offsets, (cap + 1) * 4, (const uint8_t **)&o->offsets, "project output column %u: offsets", j))) break;
+        st = dev_ptr(d, who, o->c.data, o->c.capacity, (const uint8_t **)&o->data, "project output column %u: string bytes", j);
         memset(o->offsets, 0, 4);
     }
     if (st) return st;
   }
   return HADOS_OK;
+}
+
+static int bind_project(pl_prog *P, uint64_t addr) {
+  uint32_t vts[HADOS_MAX_REGISTERS * 4];
+  for (uint32_t j = 0; j < P->n_proj; j++) vts[j] = P->vt[P->proj[j]];
+  return soft_project_out_bind(P->d, "pipeline", addr, P->n_proj, vts, &P->outs, &P->out_cap);
 }
 
 /* ---------------------------------------------------------------- run scratch */
@@ -845,7 +846,7 @@ static int sink_project(pl_prog *P, const soft_vec *v) {
         if (ok) o->validity[at >> 3] |= (uint8_t)(1u << (at & 7));
         else o->validity[at >> 3] &= (uint8_t)~(1u << (at & 7));
       } else if (!ok) {
-        return OBAD(j, "row %llu is null and the column has no validity bitmap", (unsigned long long)at);
+        return BAD("project output column %u: row %llu is null and the column has no validity bitmap", j, (unsigned long long)at);
       }
       switch (r->vtype) {
         case HADOS_VT_BOOL: {
@@ -960,7 +961,7 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   int st = decode(&P, d, desc, size);
   if (!st && row_begin > row_end)
     st = BAD("row range [%llu, %llu) is reversed", (unsigned long long)row_begin, (unsigned long long)row_end);
-  for (uint32_t j = 0; !st && j < P.h.n_columns; j++) st = bind_column(&P, j, row_begin, row_end);
+  for (uint32_t j = 0; !st && j < P.h.n_columns; j++) st = soft_col_bind(d, "pipeline", j, &P.cols[j], row_begin, row_end);
   if (!st && P.h.sink == HADOS_SINK_PROJECT) st = bind_project(&P, sink_addr);
   if (!st && P.h.sink == HADOS_SINK_AGG && !(P.agg_state = soft_agg_from_addr(d, sink_addr)))
     st = BAD("sink state 0x%llx is not an aggregation state of this device", (unsigned long long)sink_addr);

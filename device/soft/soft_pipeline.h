@@ -80,6 +80,37 @@ void soft_agg_free(soft_agg_state *st);
 uint64_t soft_agg_addr(soft_device *d, const soft_agg_state *st);
 soft_agg_state *soft_agg_from_addr(soft_device *d, uint64_t addr);
 
+/* ---------------------------------------------------------------- columns
+ * Binding checks a column descriptor against device memory and turns its
+ * buffers into host pointers; the pipeline interpreter, sort, gather and
+ * join ops share it. Errors are E_INVALID / E_FAULT messages starting with
+ * `who` (e.g. "pipeline", "sort") and naming column j.
+ */
+/* An input column bound for rows [rb, re). */
+typedef struct soft_col {
+  hados_column c;
+  uint32_t width;               /* bytes per value; BOOL: 0 (bits); STR: offset width; DICT: 4 */
+  int all_valid;
+  const uint8_t *validity, *data, *offsets, *dict_data, *dict_offsets;
+} soft_col;
+
+/* A bound hados_project_out column (row 0 on, int32 string offsets). */
+typedef struct soft_outcol {
+  hados_column c;
+  uint8_t *validity, *data, *offsets;
+  uint64_t used;                /* string bytes written */
+} soft_outcol;
+
+/* Binds col (col->c filled by the caller) for rows [rb, re): types, flags,
+   the range within the length, every buffer the rows touch inside device
+   memory, string offsets non-decreasing. */
+int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re);
+/* Binds the hados_project_out at addr: n columns of types vts, capacity
+   *cap_rows. *outs (malloc, n entries, caller frees, also on error) holds
+   the bound columns; string columns get offset 0 written. */
+int soft_project_out_bind(soft_device *d, const char *who, uint64_t addr, uint32_t n, const uint32_t *vts, soft_outcol **outs,
+                          uint64_t *cap_rows);
+
 /* ---------------------------------------------------------------- interpreter */
 /* Runs HADOS_OP_PIPELINE: the descriptor at desc (size bytes), rows
    [row_begin, row_end), sink state at sink_addr. *rows = rows that reached

@@ -1,7 +1,274 @@
-/* soft_sort.c — placeholder until the sort ops land. */
+/*
+ * soft_sort.c — HADOS_OP_SORT and HADOS_OP_MERGE (hados_relational.h).
+ *
+ * SORT orders rows [first, end) by the keys. Narrow keys go through the
+ * normalised-key LSD radix sort (soft_sort_radix.c); runs of rows whose
+ * normalised keys tie because a string key's prefix is not the whole
+ * story are then ordered by the comparator (stable merge sort). Keys wider
+ * than SORT_MAX_RADIX_KEY bytes sort by the comparator alone. With a limit
+ * k much smaller than the range, a bounded max-heap of the k best rows
+ * replaces the full sort (TopN). MERGE merges two sorted runs of row
+ * numbers with the comparator, A's rows first on ties.
+ *
+ * Ties on every key are broken by row number wherever the algorithm is not
+ * stable by construction, so every path yields the same stable order.
+ * Scratch memory is engine-internal host memory, freed before the op
+ * ends.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "soft_relational.h"
+#include "soft_sort_internal.h"
+
+#define WHO_SORT "sort"
+#define WHO_MERGE "merge"
+
+/* ---------------------------------------------------------------- comparator */
+static inline int cmp_u(uint64_t a, uint64_t b) { return (a > b) - (a < b); }
+
+static int cmp_value(const soft_col *c, uint64_t a, uint64_t b) {
+  const uint64_t e = c->c.offset;
+  switch (c->c.vtype) {
+    case HADOS_VT_BOOL:
+      return rel_bit(c->data, e + a) - rel_bit(c->data, e + b);
+    case HADOS_VT_I32: {
+      int32_t x, y;
+      memcpy(&x, c->data + (e + a) * 4, 4);
+      memcpy(&y, c->data + (e + b) * 4, 4);
+      return (x > y) - (x < y);
+    }
+    case HADOS_VT_I64: {
+      int64_t x, y;
+      memcpy(&x, c->data + (e + a) * 8, 8);
+      memcpy(&y, c->data + (e + b) * 8, 8);
+      return (x > y) - (x < y);
+    }
+    case HADOS_VT_F64: {
+      double x, y;
+      memcpy(&x, c->data + (e + a) * 8, 8);
+      memcpy(&y, c->data + (e + b) * 8, 8);
+      int nx = x != x, ny = y != y;
+      if (nx || ny) return nx - ny; /* NaN is greatest; NaN = NaN */
+      return (x > y) - (x < y);     /* -0.0 == 0.0 */
+    }
+    case HADOS_VT_I128: {
+      uint64_t xl, xh, yl, yh;
+      memcpy(&xl, c->data + (e + a) * 16, 8);
+      memcpy(&xh, c->data + (e + a) * 16 + 8, 8);
+      memcpy(&yl, c->data + (e + b) * 16, 8);
+      memcpy(&yh, c->data + (e + b) * 16 + 8, 8);
+      if (xh != yh) return ((int64_t)xh > (int64_t)yh) - ((int64_t)xh < (int64_t)yh);
+      return cmp_u(xl, yl);
+    }
+    default: {
+      uint32_t la, lb;
+      const uint8_t *sa = rel_str(c, a, &la), *sb = rel_str(c, b, &lb);
+      int r = memcmp(sa, sb, la < lb ? la : lb);
+      if (r) return r < 0 ? -1 : 1;
+      return (la > lb) - (la < lb);
+    }
+  }
+}
+
+int sort_cmp_rows(const sort_keys *k, int32_t a, int32_t b) {
+  for (uint32_t j = 0; j < k->d.n; j++) {
+    const soft_col *c = &k->d.cols[j];
+    uint32_t f = k->d.flags[j];
+    int r;
+    if (!c->all_valid) {
+      int va = rel_valid(c, (uint64_t)a), vb = rel_valid(c, (uint64_t)b);
+      if (!va || !vb) {
+        if (va == vb) continue;
+        r = va ? 1 : -1; /* the null first */
+        if (!(f & HADOS_SKEY_NULLS_FIRST)) r = -r;
+        return r;
+      }
+    }
+    r = cmp_value(c, (uint64_t)a, (uint64_t)b);
+    if (r) return (f & HADOS_SKEY_DESC) ? -r : r;
+  }
+  return 0;
+}
+
+/* Comparator then row number: a total order. */
+static inline int cmp_full(const sort_keys *k, int32_t a, int32_t b) {
+  int r = sort_cmp_rows(k, a, b);
+  return r ? r : (a > b) - (a < b);
+}
+
+/* ---------------------------------------------------------------- merge sort */
+/* Stable merge sort of n row numbers by cmp_full; tmp holds n. */
+static void msort(const sort_keys *k, int32_t *a, int32_t *tmp, uint64_t n) {
+  if (n < 16) { /* insertion sort */
+    for (uint64_t i = 1; i < n; i++) {
+      int32_t x = a[i];
+      uint64_t j = i;
+      while (j > 0 && cmp_full(k, a[j - 1], x) > 0) {
+        a[j] = a[j - 1];
+        j--;
+      }
+      a[j] = x;
+    }
+    return;
+  }
+  uint64_t h = n / 2;
+  msort(k, a, tmp, h);
+  msort(k, a + h, tmp, n - h);
+  if (cmp_full(k, a[h - 1], a[h]) <= 0) return;
+  memcpy(tmp, a, h * 4);
+  uint64_t i = 0, j = h, o = 0;
+  while (i < h && j < n) a[o++] = cmp_full(k, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
+  while (i < h) a[o++] = tmp[i++];
+}
+
+/* ---------------------------------------------------------------- top k */
+static void sift_down(const sort_keys *k, int32_t *h, uint64_t n, uint64_t i) {
+  for (;;) {
+    uint64_t l = 2 * i + 1, m = i;
+    if (l < n && cmp_full(k, h[l], h[m]) > 0) m = l;
+    if (l + 1 < n && cmp_full(k, h[l + 1], h[m]) > 0) m = l + 1;
+    if (m == i) return;
+    int32_t t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+/* The lim best rows of [first, end) in order into out (lim <= end - first). */
+static int top_k(const sort_keys *k, uint64_t first, uint64_t end, uint64_t lim, int32_t *out) {
+  int32_t *h = malloc(lim * 4 * 2);
+  if (!h) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": top %llu rows: out of host memory", (unsigned long long)lim);
+  for (uint64_t i = 0; i < lim; i++) h[i] = (int32_t)(first + i);
+  for (uint64_t i = lim / 2; i-- > 0;) sift_down(k, h, lim, i);
+  for (uint64_t r = first + lim; r < end; r++) {
+    if (cmp_full(k, (int32_t)r, h[0]) < 0) {
+      h[0] = (int32_t)r;
+      sift_down(k, h, lim, 0);
+    }
+  }
+  msort(k, h, h + lim, lim);
+  memcpy(out, h, lim * 4);
+  free(h);
+  return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- full sort */
+static int full_sort(const sort_keys *k, uint64_t first, uint64_t n, uint64_t want, int32_t *out) {
+  if (k->kw > SORT_MAX_RADIX_KEY) {
+    int32_t *a = malloc(n * 8);
+    if (!a) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows: out of host memory", (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++) a[i] = (int32_t)(first + i);
+    msort(k, a, a + n, n);
+    memcpy(out, a, want * 4);
+    free(a);
+    return HADOS_OK;
+  }
+  const uint32_t rs = k->kw + 4;
+  uint8_t *recs = malloc(n * rs * 2 + 8);
+  if (!recs) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, k->kw);
+  uint8_t *s = sort_radix(k, first, n, recs, recs + n * rs);
+  if (!s) {
+    free(recs);
+    return soft_fail(HADOS_E_NOMEM, WHO_SORT ": radix counts: out of host memory");
+  }
+  for (uint64_t i = 0; i < want; i++) memcpy(&out[i], s + i * rs + k->kw, 4);
+  int st = HADOS_OK;
+  if (k->tiebreak) { /* order runs of equal normalised keys by the comparator */
+    int32_t *tmp = NULL;
+    for (uint64_t i = 0; i < want;) {
+      uint64_t j = i + 1;
+      while (j < n && memcmp(s + i * rs, s + j * rs, k->kw) == 0) j++;
+      if (j - i > 1) {
+        int32_t *run = out + i;
+        int32_t *buf = NULL;
+        if (j > want) { /* the run crosses the limit: sort all of it */
+          if (!(buf = malloc((j - i) * 4))) {
+            st = soft_fail(HADOS_E_NOMEM, WHO_SORT ": a run of %llu equal keys: out of host memory", (unsigned long long)(j - i));
+            break;
+          }
+          for (uint64_t x = i; x < j; x++) memcpy(&buf[x - i], s + x * rs + k->kw, 4);
+          run = buf;
+        }
+        int32_t *nt = realloc(tmp, (j - i) * 4);
+        if (!nt) {
+          free(buf);
+          st = soft_fail(HADOS_E_NOMEM, WHO_SORT ": a run of %llu equal keys: out of host memory", (unsigned long long)(j - i));
+          break;
+        }
+        tmp = nt;
+        msort(k, run, tmp, j - i);
+        if (buf) {
+          memcpy(out + i, buf, (want - i) * 4);
+          free(buf);
+        }
+      }
+      i = j;
+    }
+    free(tmp);
+  }
+  free(recs);
+  return st;
+}
+
+static int sort_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
+  sort_keys k;
+  int st;
+  if ((st = rel_decode(d, WHO_SORT, op->src, len, 1, &k.d))) return st;
+  sort_norm_layout(&k);
+  uint64_t first = op->arg[0], end = op->arg[1], lim = op->arg[2];
+  if (first > end || end > k.d.rows) {
+    st = soft_fail(HADOS_E_INVALID, WHO_SORT ": row range [%llu, %llu) outside the %llu rows", (unsigned long long)first,
+                   (unsigned long long)end, (unsigned long long)k.d.rows);
+    goto out;
+  }
+  uint64_t n = end - first, want = lim && lim < n ? lim : n;
+  int32_t *out = NULL;
+  if ((st = rel_i32s(d, WHO_SORT, "output", op->dst, want, &out))) goto out;
+  if (want == 0) goto out;
+  if (want * 8 < n) st = top_k(&k, first, end, want, out);
+  else st = full_sort(&k, first, n, want, out);
+  if (!st) *result = want;
+out:
+  rel_free(&k.d);
+  return st;
+}
+
+/* ---------------------------------------------------------------- merge */
+static int check_run(const char *what, const int32_t *run, uint64_t n, uint64_t rows) {
+  for (uint64_t i = 0; i < n; i++)
+    if (run[i] < 0 || (uint64_t)run[i] >= rows)
+      return soft_fail(HADOS_E_INVALID, WHO_MERGE ": %s row number %d at %llu is outside [0, %llu)", what, run[i],
+                       (unsigned long long)i, (unsigned long long)rows);
+  return HADOS_OK;
+}
+
+static int merge_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
+  sort_keys k;
+  int32_t *a = NULL, *b = NULL, *out = NULL;
+  uint64_t na = op->arg[1], nb = op->arg[3];
+  int st;
+  if ((st = rel_decode(d, WHO_MERGE, op->src, len, 1, &k.d))) return st;
+  if ((st = rel_i32s(d, WHO_MERGE, "run A", op->arg[0], na, &a)) || (st = rel_i32s(d, WHO_MERGE, "run B", op->arg[2], nb, &b)) ||
+      (st = rel_i32s(d, WHO_MERGE, "output", op->dst, na + nb, &out)) || (st = check_run("run A", a, na, k.d.rows)) ||
+      (st = check_run("run B", b, nb, k.d.rows)))
+    goto done;
+  if ((a && out < a + na && a < out + na + nb) || (b && out < b + nb && b < out + na + nb)) {
+    st = soft_fail(HADOS_E_INVALID, WHO_MERGE ": the output overlaps an input run");
+    goto done;
+  }
+  uint64_t i = 0, j = 0, o = 0;
+  while (i < na && j < nb) out[o++] = sort_cmp_rows(&k, b[j], a[i]) < 0 ? b[j++] : a[i++];
+  if (i < na) memcpy(out + o, a + i, (na - i) * 4), o += na - i;
+  if (j < nb) memcpy(out + o, b + j, (nb - j) * 4), o += nb - j;
+  *result = o;
+done:
+  rel_free(&k.d);
+  return st;
+}
 
 int soft_sort_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
-  (void)d; (void)len; *result = 0;
-  return soft_fail(HADOS_E_NOTSUP, "soft: opcode %u is not implemented yet", op->opcode);
+  *result = 0;
+  return op->opcode == HADOS_OP_SORT ? sort_op(d, op, len, result) : merge_op(d, op, len, result);
 }
