@@ -3,13 +3,31 @@ GO        ?= go
 BIN       := bin/hados
 BUILD     := build
 GOFLAGS   ?=
-# the fuzz targets `make fuzz` runs, package:Target
+# the fuzz targets `make fuzz` runs, package:Target (./bench/… are in the bench module); each has its
+# seed corpus in the package's testdata/fuzz/<Target> (internal/reliability checks both)
 FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImportSpark ./race/plan:FuzzDecodeJSON \
-             ./race/qualify:FuzzReadEventLog ./operators/expr:FuzzEval ./operators/write:FuzzEscapePathName \
-             ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress
+             ./race/plan:FuzzParseExpr ./race/planbuilder:FuzzBuilderInputs ./race/planbuilder:FuzzExpressionTrees \
+             ./race/qualify:FuzzReadEventLog ./operators/expr:FuzzEval ./operators/expr:FuzzCastFromString \
+             ./operators/expr:FuzzFormatDouble ./operators/expr:FuzzLike ./operators/expr:FuzzSubstring \
+             ./operators/types:FuzzParse ./operators/types:FuzzParseStruct \
+             ./operators/write:FuzzEscapePathName ./operators/write:FuzzUnescapePathName \
+             ./operators/exchange:FuzzDecodeBlock ./operators/exchange:FuzzParseIndex ./operators/exchange:FuzzDecodeIPC \
+             ./operators/scan:FuzzScan ./operators/spill:FuzzRunReader \
+             ./device/soft:FuzzPipelineDescriptor ./device/soft:FuzzAggUpdate ./device/soft:FuzzJoinDescriptor \
+             ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode \
+             ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress \
+             ./device/soft/internal/codectest:FuzzLZ4RoundTrip ./device/soft/internal/codectest:FuzzSnappyRoundTrip \
+             ./metrics:FuzzCollect ./metrics:FuzzPromHistogram \
+             ./internal/tpchgen:FuzzParseSchema ./internal/tpchgen:FuzzOptions ./internal/tpchgen:FuzzSplitIndependence \
+             ./internal/safepath:FuzzResolve ./internal/reliability:FuzzShuffleReader \
+             ./cgo:FuzzPlan ./bench/tpchdata:FuzzDecodeMarker ./bench/duckdb:FuzzFormatDecimal ./bench/duckdb:FuzzParseQueryList \
+             ./bench/conformance:FuzzParseDecimal
 FUZZTIME  ?= 10s
+# fuzz-ci: every target briefly, minimising new inputs only a little, so CI stays near two minutes
+FUZZCITIME ?= 2s
+FUZZFLAGS ?=
 
-.PHONY: all build test test-race bench lint demo cshared fuzz deps prometheus clean
+.PHONY: all build test test-race bench bench-tpch conformance lint demo cshared cabi-check fuzz fuzz-ci stress deps prometheus clean
 
 all: build
 
@@ -17,9 +35,14 @@ all: build
 build:
 	$(GO) build $(GOFLAGS) -o $(BIN) ./cmd/hados
 
-## test: every test (the command CI runs)
+## test: every test (the command CI runs), then the TPC-H conformance suites against DuckDB
 test:
 	$(GO) test $(GOFLAGS) -count=1 ./...
+	$(MAKE) conformance
+
+## conformance: TPC-H at SF 0.01 through hados equals DuckDB (the bench module; Spark's plans need ../shared)
+conformance:
+	cd bench && $(GO) test $(GOFLAGS) -count=1 ./conformance/
 
 ## test-race: every test under the race detector
 test-race:
@@ -29,6 +52,10 @@ test-race:
 bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 20x ./dma/
 	HADOS_DEVICES='soft:memory=1GiB,cores=2,mode=discrete' ./$(BIN) diag
+
+## bench-tpch: TPC-H SF 1, hados vs DuckDB at 1 and 2 threads (table, docs/tpch-sf1.svg; see docs/PERFORMANCE.md)
+bench-tpch: build
+	./$(BIN) bench tpch --sf 1 --threads 1,2 --chart docs/tpch-sf1.svg
 
 ## lint: gofmt and go vet
 lint:
@@ -69,10 +96,39 @@ cshared:
 	@echo "built $(BUILD)/lib/libhados.so (header $(BUILD)/include/hados.h, pkg-config $(BUILD)/lib/pkgconfig/hados.pc)"
 	@echo "built $(BUILD)/lib/libhados_soft.so: HADOS_DEVICES=plugin:$(CURDIR)/$(BUILD)/lib/libhados_soft.so"
 
+## cabi-check: libhados.so, then the C executor example (examples/executor) and the C ABI misuse test under
+## valgrind (installed if missing; Go runtime noise suppressed by examples/executor/go-runtime.supp, which says what)
+CABI_TPCH := $(BUILD)/cabi-tpch
+CABI_ARGS := $(CABI_TPCH) race/planbuilder/testdata/tpch/q6.json examples/executor/q6-host-rows.json
+CABI_CC   = $${CC:-gcc} -Wall -Werror -g -I$(BUILD)/include -Iexamples/executor -L$(BUILD)/lib -Wl,-rpath,$(CURDIR)/$(BUILD)/lib
+VALGRIND  := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+             --suppressions=examples/executor/go-runtime.supp
+cabi-check: cshared build
+	command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind)
+	test -d $(CABI_TPCH)/lineitem || ./$(BIN) gen tpch --sf 0.01 --tables lineitem --out $(CABI_TPCH) --quiet
+	$(CABI_CC) -o $(BUILD)/executor examples/executor/executor.c -lhados -lpthread
+	$(CABI_CC) -o $(BUILD)/abi_misuse cgo/testdata/abi_misuse.c -lhados -lpthread
+	$(VALGRIND) $(BUILD)/executor $(CABI_ARGS) 1131634.2086
+	$(VALGRIND) $(BUILD)/abi_misuse $(CABI_ARGS)
+	@echo "cabi-check: the executor example and the misuse test pass under valgrind with no leaks"
+
 ## fuzz: each fuzz target for FUZZTIME
 fuzz:
-	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \
-	  echo "fuzz $$pkg $$name"; $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+	@for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; dir=.; \
+	  case $$pkg in ./bench/*) dir=bench; pkg=./$${pkg#./bench/};; esac; \
+	  echo "fuzz $$t"; (cd $$dir && $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg) || exit 1; done
+
+## fuzz-ci: each fuzz target for FUZZCITIME (what CI runs after the tests)
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZCITIME) FUZZFLAGS='-fuzzminimizetime=20x $(FUZZFLAGS)'
+
+## stress: a minute of 16 concurrent TPC-H queries with DMA and allocation faults and random cancellations,
+## then the fault matrix at SF 0.1 (figures in docs/RELIABILITY.md); fails on a wrong answer or a leak
+STRESSTIME ?= 60s
+STRESSFAULTS ?= dma_error_rate=0.01,alloc_fail_rate=0.001
+stress: build
+	./$(BIN) stress --duration $(STRESSTIME) --tasks 16 --faults $(STRESSFAULTS)
+	HADOS_RELIABILITY_LARGE=1 $(GO) test $(GOFLAGS) -count=1 -run 'TestFaultMatrix' -v ./internal/reliability/ | grep -v '^=== '
 
 ## prometheus: Debian's Prometheus server, for the real scrape test
 prometheus:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/hados/sched"
+	"github.com/hados-io/hados/operators/exchange"
 )
 
 // Config is the runtime's configuration. Its keys mirror a Spark plugin's
@@ -19,17 +21,24 @@ import (
 // in Spark's own configuration handed over by the executor plugin, and,
 // for the most common ones, in environment variables.
 type Config struct {
-	Devices       string        // spark.hados.devices (HADOS_DEVICES): device configuration
-	MetricsListen string        // spark.hados.metrics.listen: the /metrics endpoint
-	Codec         device.Codec  // spark.hados.dma.codec: link compression none|lz4|snappy
-	ChunkSize     uint64        // spark.hados.dma.chunkSize: bytes per DMA program
-	QueueDepth    int           // spark.hados.dma.queueDepth: programs in flight per queue
-	Retries       int           // spark.hados.dma.retries: resubmissions of a failed descriptor
-	Watchdog      time.Duration // spark.hados.dma.watchdog: a program overdue this long means a hang
-	LockHost      bool          // spark.hados.memory.lockHost: mlock pinned host staging memory
-	LogLevel      string        // spark.hados.log.level: debug|info|warn|error
-	SchedMode     sched.Policy  // spark.hados.scheduler.mode: FIFO|FAIR for tasks sharing a device
-	SchedPools    []sched.Pool  // spark.hados.scheduler.pools: name:weight:minShare,…
+	Devices       string         // spark.hados.devices (HADOS_DEVICES): device configuration
+	MetricsListen string         // spark.hados.metrics.listen: the /metrics endpoint
+	Codec         device.Codec   // spark.hados.dma.codec: link compression none|lz4|snappy
+	ChunkSize     uint64         // spark.hados.dma.chunkSize: bytes per DMA program
+	QueueDepth    int            // spark.hados.dma.queueDepth: programs in flight per queue
+	Retries       int            // spark.hados.dma.retries: resubmissions of a failed descriptor
+	Watchdog      time.Duration  // spark.hados.dma.watchdog: a program overdue this long means a hang
+	LockHost      bool           // spark.hados.memory.lockHost: mlock pinned host staging memory
+	LogLevel      string         // spark.hados.log.level: debug|info|warn|error
+	SchedMode     sched.Policy   // spark.hados.scheduler.mode: FIFO|FAIR for tasks sharing a device
+	SchedPools    []sched.Pool   // spark.hados.scheduler.pools: name:weight:minShare,…
+	SpillDir      string         // spark.hados.spill.dir (HADOS_SPILL_DIR): where tasks spill to disk
+	SpillCodec    exchange.Codec // spark.hados.spill.codec: lz4|snappy|none
+	// TaskMaxFailures is spark.hados.task.maxFailures: attempts of a query
+	// task failing with a retryable device error before its query fails
+	// (as Spark's spark.task.maxFailures; race/exec's Env.MaxFailures
+	// defaults to it).
+	TaskMaxFailures int
 
 	// Planner (race/rules).
 	Enabled   bool     // spark.hados.enabled: false keeps every query on the host
@@ -44,18 +53,25 @@ type Config struct {
 // DefaultConfig is the configuration with nothing set.
 func DefaultConfig() Config {
 	return Config{
-		Devices:       device.DefaultSpec,
-		MetricsListen: "127.0.0.1:9464",
-		Codec:         device.CodecNone,
-		Retries:       3,
-		Watchdog:      30 * time.Second,
-		LockHost:      true,
-		LogLevel:      "info",
-		Enabled:       true,
-		Strategy:      "all-or-nothing",
-		Whitelist:     []string{"TakeOrderedAndProject", "CollectLimit", "GlobalLimit"},
+		Devices:         device.DefaultSpec,
+		MetricsListen:   "127.0.0.1:9464",
+		Codec:           device.CodecNone,
+		Retries:         3,
+		Watchdog:        30 * time.Second,
+		LockHost:        true,
+		LogLevel:        "info",
+		SpillDir:        DefaultSpillDir(),
+		SpillCodec:      exchange.LZ4,
+		TaskMaxFailures: 4,
+		Enabled:         true,
+		Strategy:        "all-or-nothing",
+		Whitelist:       []string{"TakeOrderedAndProject", "CollectLimit", "GlobalLimit"},
 	}
 }
+
+// DefaultSpillDir is where tasks spill when spark.hados.spill.dir is not
+// set: hados-spill in the system's temporary directory.
+func DefaultSpillDir() string { return filepath.Join(os.TempDir(), "hados-spill") }
 
 // ConfigKey documents one configuration key.
 type ConfigKey struct {
@@ -105,6 +121,14 @@ var configKeys = []ConfigKey{
 		set: func(c *Config, v string) (err error) { c.SchedMode, err = sched.ParsePolicy(v); return }},
 	{Name: "spark.hados.scheduler.pools", Default: "", Doc: "FAIR pools as name:weight:minShare, comma-separated (as fairscheduler.xml); unknown pools get weight 1.",
 		set: func(c *Config, v string) (err error) { c.SchedPools, err = parsePools(v); return }},
+	{Name: "spark.hados.spill.dir", Env: "HADOS_SPILL_DIR", Default: "$TMPDIR/hados-spill",
+		Doc: "Directory for the spill files of operators that outgrow their task's device memory quota; each task gets a private subdirectory (mode 0700), removed when it ends. Empty disables spilling.",
+		set: func(c *Config, v string) error { c.SpillDir = v; return nil }},
+	{Name: "spark.hados.spill.codec", Default: "lz4", Doc: "Compression of spill files: lz4, snappy or none.",
+		set: func(c *Config, v string) (err error) { c.SpillCodec, err = exchange.ParseCodec(v); return }},
+	{Name: "spark.hados.task.maxFailures", Default: "4",
+		Doc: "Attempts of a query task failing with a retryable device error (DMA error, lost or hung device, exhausted device memory) before the query fails, each on the next device; as spark.task.maxFailures.",
+		set: func(c *Config, v string) (err error) { c.TaskMaxFailures, err = parseInt(v, 1, 1000); return }},
 	{Name: "spark.hados.log.level", Env: "HADOS_LOG_LEVEL", Default: "info", Doc: "Log level: debug, info, warn or error.",
 		set: func(c *Config, v string) error {
 			switch v {

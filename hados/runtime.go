@@ -14,6 +14,7 @@ import (
 	"github.com/hados-io/hados/hados/sched"
 	"github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/metrics"
+	"github.com/hados-io/hados/operators/spill"
 )
 
 // Unit is one opened device with the runtime's memory pool and DMA engine
@@ -23,6 +24,9 @@ type Unit struct {
 	Pool   *memory.Pool
 	DMA    *dma.Engine
 	Sched  *sched.Scheduler // hands the device's engine cores to tasks, FIFO or FAIR
+	// Spilled adds up what the tasks on the device spilled to disk (their
+	// spill managers report to it); it outlives them for the metrics.
+	Spilled spill.Totals
 }
 
 // Runtime is an opened hados: the devices of its configuration, a memory
@@ -117,6 +121,10 @@ func (r *Runtime) Snapshot() metrics.Snapshot {
 		ds.Telemetry, _ = u.Device.Telemetry()
 		if u.DMA != nil {
 			ds.DMA = u.DMA.Stats()
+		}
+		for _, o := range u.Spilled.Snapshot() {
+			ds.Spill = append(ds.Spill, metrics.SpillStats{Operator: o.Operator, Runs: uint64(o.Runs),
+				Files: uint64(o.Files), Bytes: uint64(o.Bytes), Rows: uint64(o.Rows)})
 		}
 		s.Devices = append(s.Devices, ds)
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/spill"
 )
 
 // TaskSpec describes a Spark task as an executor plugin sees it when the
@@ -37,6 +39,7 @@ type Task struct {
 	Spec     TaskSpec
 	targets  []*operators.Target
 	accounts []*memory.Account
+	spills   []*spill.Manager
 	ended    atomic.Bool
 }
 
@@ -75,23 +78,51 @@ func (r *Runtime) BeginTask(spec TaskSpec) (*Task, error) {
 		}
 		acct := memory.NewAccount(fmt.Sprintf("task %d", spec.ID), quota, u.Pool.Account())
 		t.accounts = append(t.accounts, acct)
+		sm, err := r.spillManager(u)
+		if err != nil {
+			t.End()
+			return nil, fmt.Errorf("task %d: %w", spec.ID, err)
+		}
+		if sm != nil {
+			t.spills = append(t.spills, sm)
+		}
 		s, pool := u.Sched, spec.Pool
 		t.targets = append(t.targets, &operators.Target{Device: u.Device, Pool: u.Pool, DMA: u.DMA, Host: r.host,
-			Account: acct, Gate: func(ctx context.Context) (func(), error) { return s.Acquire(ctx, spec.ID, pool) }})
+			Account: acct, Spill: sm, Gate: func(ctx context.Context) (func(), error) { return s.Acquire(ctx, spec.ID, pool) }})
 	}
 	return t, nil
+}
+
+// spillManager gives a task on unit u its own spill directory under
+// spark.hados.spill.dir (nil when spilling is disabled by an empty one).
+func (r *Runtime) spillManager(u *Unit) (*spill.Manager, error) {
+	if r.cfg.SpillDir == "" {
+		return nil, nil
+	}
+	m, err := spill.NewManager(r.cfg.SpillDir, r.cfg.SpillCodec)
+	if err != nil {
+		return nil, fmt.Errorf("spark.hados.spill.dir: %w", err)
+	}
+	dev, _ := strconv.ParseUint(u.Device.Info().Address, 10, 64)
+	m.SetDevice(dev)
+	m.ReportTo(&u.Spilled)
+	return m, nil
 }
 
 // Targets are the task's devices, in the order of Spec.Devices.
 func (t *Task) Targets() []*operators.Target { return t.targets }
 
-// End closes the task's accounts; an error reports memory the task still
-// holds (a leak in its operators). It is idempotent.
+// End removes the task's spill files and closes its accounts; an error
+// reports memory the task still holds (a leak in its operators). It is
+// idempotent.
 func (t *Task) End() error {
 	if !t.ended.CompareAndSwap(false, true) {
 		return nil
 	}
 	var errs []error
+	for _, m := range t.spills {
+		errs = append(errs, m.Close())
+	}
 	for _, a := range t.accounts {
 		errs = append(errs, a.Close())
 	}

@@ -51,6 +51,7 @@ const (
 	labelDirection = "direction"
 	labelAccount   = "account"
 	labelStatus    = "status"
+	labelOperator  = "operator"
 
 	// HostDevice is the device label value of the pinned host staging pool
 	// (Snapshot.Host) in the hados_memory_pool_* families.
@@ -158,6 +159,19 @@ var (
 	dmaHangs = newFamily("hados_dma_hangs_total", counter,
 		"Times the DMA engine's watchdog declared the device hung (a program did not complete within the watchdog time).", labelDevice)
 
+	// Spill: operators that outgrew their task's memory quota and wrote
+	// runs to local disk (operators/spill).
+	spillRuns = newFamily("hados_spill_runs_total", counter,
+		"Spill runs operators wrote to local disk because they outgrew their task's memory quota, by operator.",
+		labelDevice, labelOperator)
+	spillFiles = newFamily("hados_spill_files_total", counter,
+		"Spill files (data and index) operators wrote to local disk, by operator.", labelDevice, labelOperator)
+	spillBytes = newFamily("hados_spill_bytes_total", counter,
+		"Bytes of spill files operators wrote to local disk (compressed, as stored), by operator, in bytes.",
+		labelDevice, labelOperator)
+	spillRows = newFamily("hados_spill_rows_total", counter,
+		"Rows operators spilled to local disk, by operator.", labelDevice, labelOperator)
+
 	// RACE: the planner's offload decisions.
 	raceOperators = newFamily("hados_race_operators_total", counter,
 		"Operators the planner offloaded to the device (decision=offloaded) or kept on the host (decision=fallback, with the reason code).",
@@ -177,6 +191,8 @@ var catalog = []*family{
 
 	dmaInfo, dmaBytes, dmaLinkBytes, dmaElidedBytes, dmaTransfers, dmaPrograms,
 	dmaRetries, dmaErrors, dmaDuration, dmaInFlight, dmaHangs,
+
+	spillRuns, spillFiles, spillBytes, spillRows,
 
 	raceOperators,
 }

@@ -26,6 +26,8 @@ seconds, counters end in ` + "`_total`" + `. ` + "`device`" + ` is the device's 
 ran with Exec; ` + "`hados_device_dma_bytes_total`" + ` has no ` + "`exec`" + `). Info metrics have the value 1
 and carry static facts as labels. A ` + "`_limit_bytes`" + ` series is absent when the quota is
 unlimited. Task accounts sharing a name on one device are summed into one series.
+` + "`operator`" + ` in the ` + "`hados_spill_*`" + ` families is the operator that spilled (` + "`Sort`" + `,
+` + "`HashAggregate`" + `, ` + "`HashJoin`" + `); the counts include the runs of tasks that have ended.
 
 | Name | Type | Labels | Meaning |
 |---|---|---|---|

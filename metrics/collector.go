@@ -13,7 +13,7 @@ type collector struct {
 }
 
 // NewCollector returns a collector that reads src once per Collect and emits
-// the hados_device_*, hados_memory_* and hados_dma_* families as const
+// the hados_device_*, hados_memory_*, hados_dma_* and hados_spill_* families as const
 // metrics (docs/metrics.md lists them). Describe sends every family's descriptor,
 // so a registry checks each scrape against them.
 //
@@ -79,6 +79,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		collectPool(e, addr, &d.Pool)
 		collectAccounts(e, addr, d.Accounts)
 		collectDMA(e, addr, &d.DMA)
+		collectSpill(e, addr, d.Spill)
 	}
 	for _, r := range s.Race {
 		e.count(raceOperators, r.Count, r.Decision, r.Operator, r.Reason)

@@ -243,8 +243,8 @@ func TestHelpTexts(t *testing.T) {
 		}
 		seen[f.name] = true
 		layer, _, _ := strings.Cut(strings.TrimPrefix(f.name, "hados_"), "_")
-		if !strings.HasPrefix(f.name, "hados_") || (layer != "device" && layer != "memory" && layer != "dma" && layer != "race") {
-			t.Errorf("%s is not named hados_<device|memory|dma|race>_…", f.name)
+		if !strings.HasPrefix(f.name, "hados_") || (layer != "device" && layer != "memory" && layer != "dma" && layer != "spill" && layer != "race") {
+			t.Errorf("%s is not named hados_<device|memory|dma|spill|race>_…", f.name)
 		}
 		if (f.kind == counter) != strings.HasSuffix(f.name, "_total") {
 			t.Errorf("%s is a %s: _total belongs on counters and only there", f.name, f.kind)

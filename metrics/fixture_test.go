@@ -55,6 +55,11 @@ func fixtureSnapshot() Snapshot {
 					D2D:  dma.DirStats{Latency: latency()},
 					Exec: dma.DirStats{Transfers: 56, Programs: 56, Errors: 2, Latency: latency(100*time.Microsecond, 150*time.Microsecond, time.Second)},
 				},
+				Spill: []SpillStats{
+					{Operator: "HashAggregate", Runs: 16, Files: 32, Bytes: 3 << 20, Rows: 90000},
+					{Operator: "Sort", Runs: 4, Files: 8, Bytes: 12 << 20, Rows: 400000},
+					{Operator: "Sort", Runs: 1, Files: 2, Bytes: 1 << 20, Rows: 1000}, // same operator again: summed
+				},
 			},
 			{
 				Info: device.Info{Address: "1", Name: "vendor DPU", Driver: "plugin:/opt/dpu/libdpu.so", Version: "2.3",

@@ -21,6 +21,7 @@ func FuzzCollect(f *testing.F) {
 				Pool:     memory.PoolStats{Limit: 1},
 				Accounts: []memory.AccountStats{{Name: acc0, Limit: 1}, {Name: acc1, Limit: 2}}}
 			d.DMA.Codec = codec
+			d.Spill = []SpillStats{{Operator: acc0, Runs: 1}, {Operator: acc1, Files: 2}}
 			return d
 		}
 		snap := Snapshot{Devices: []DeviceSnapshot{dev(addr0), dev(addr1)}, Host: &memory.PoolStats{Limit: 1},

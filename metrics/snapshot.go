@@ -32,6 +32,19 @@ type DeviceSnapshot struct {
 	Pool      memory.PoolStats      // the device memory pool (root account)
 	Accounts  []memory.AccountStats // task accounts under the pool's root
 	DMA       dma.Stats
+	Spill     []SpillStats // what tasks on the device spilled to disk, per operator
+}
+
+// SpillStats counts the spill runs operators of one kind (Sort,
+// HashAggregate, HashJoin…) wrote to local disk on a device because they
+// outgrew their task's memory quota (operators/spill): runs, data and
+// index files, on-disk bytes and rows.
+type SpillStats struct {
+	Operator string
+	Runs     uint64
+	Files    uint64
+	Bytes    uint64
+	Rows     uint64
 }
 
 // Source produces snapshots; the runtime implements it.

@@ -53,6 +53,13 @@ func (a AggCall) BufferTypes() ([]types.DataType, error) {
 // aggregation output). Results of a Final aggregation are a projection over
 // those buffers (a FilterProject after it). Per-core partial states are
 // merged in core order at the end, so results are deterministic.
+//
+// Memory: under a task quota (an Account with a limit) the per-core states
+// share a byte budget of a third of what the task has left when the
+// operator opens, reserved from the account until Close. When a state
+// outgrows it, the operator spills (aggregate_spill.go) if the target has a
+// spill manager, and fails with QuotaExceeded otherwise. Close frees the
+// states, the reservation and any spill runs.
 type HashAggregate struct {
 	t     *Target
 	child Operator
@@ -62,11 +69,16 @@ type HashAggregate struct {
 	mode  AggMode
 	out   *arrow.Schema
 
-	tmpl   *device.Pipeline
-	emits  []emitCol // the columns the device emits, in its order
-	states []device.Addr
-	done   bool
-	stats  Stats
+	tmpl    *device.Pipeline
+	counter *device.Pipeline // tmpl's filter into a count sink (where != nil): see resumeRow
+	emits   []emitCol        // the columns the device emits, in its order
+	states  []device.Addr
+	done    bool
+	stats   Stats
+
+	budget   uint64 // bytes each state may hold (0: no limit)
+	reserved uint64 // charged to the account for the states
+	spill    spillState
 }
 
 // emitCol is one column AGG_EMIT writes; hidden ones (the isEmpty flag of
@@ -187,6 +199,7 @@ func (h *HashAggregate) Compile() error {
 			case len(c.Args) > 0:
 				in = c.Args[0]
 			}
+			in = avgSumInput(c, h.mode, fn, in)
 			if g.Arg, g.InVType, err = arg(in); err != nil {
 				return err
 			}
@@ -214,7 +227,14 @@ func (h *HashAggregate) Compile() error {
 			}
 			if h.mode == AggMerge {
 				g.Flags |= device.AggMerge
-				if (g.Flags&device.AggDecimal != 0 || fn == "first") && len(c.Args) > 1 {
+				switch {
+				case c.Func == "avg" && g.Flags&device.AggDecimal != 0:
+					// Spark's avg buffer has no isEmpty flag: a partial
+					// sum is never empty (null means it overflowed)
+					if g.Arg2, err = b.Expr(expr.Literal(false, types.DataType{Kind: types.Boolean})); err != nil {
+						return err
+					}
+				case (g.Flags&device.AggDecimal != 0 || fn == "first") && len(c.Args) > 1:
 					if g.Arg2, _, err = arg(c.Args[1]); err != nil {
 						return err
 					}
@@ -223,8 +243,25 @@ func (h *HashAggregate) Compile() error {
 			spec.Aggs = append(spec.Aggs, g)
 		}
 	}
-	h.tmpl, err = b.Pipeline(make([]device.Column, nin), device.SinkAgg, nil, spec)
+	if h.tmpl, err = b.Pipeline(make([]device.Column, nin), device.SinkAgg, nil, spec); err != nil {
+		return err
+	}
+	if h.where != nil {
+		h.counter, err = b.Pipeline(make([]device.Column, nin), device.SinkCount, nil, nil)
+	}
 	return err
+}
+
+// avgSumInput is the value an avg's sum adds up in update mode. Spark's
+// Average over an integral or float input keeps a double sum
+// (sum + cast(x as double)), so the input is cast to double before the
+// device SUM (which adds integers into integers only); a decimal average
+// keeps its decimal sum, and merged buffers are already the sum's type.
+func avgSumInput(c AggCall, mode AggMode, fn string, in *expr.Expr) *expr.Expr {
+	if c.Func != "avg" || fn != "sum" || mode != AggUpdate || in == nil || in.Type.Kind == types.Decimal || in.Type == types.DoubleType {
+		return in
+	}
+	return expr.Call(expr.OpCast, types.DoubleType, in)
 }
 
 func (h *HashAggregate) Open(ctx context.Context) error {
@@ -238,6 +275,18 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	n := max(1, h.t.Device.Info().Cores)
+	if h.spill.oneState {
+		n = 1
+	}
+	if err := h.reserveBudget(n); err != nil {
+		return err
+	}
+	return h.createStates(ctx, enc, n)
+}
+
+// createStates creates n empty per-core states of the descriptor enc.
+func (h *HashAggregate) createStates(ctx context.Context, enc []byte, n int) error {
 	desc, err := h.t.upload(ctx, enc)
 	if err != nil {
 		return err
@@ -248,11 +297,11 @@ func (h *HashAggregate) Open(ctx context.Context) error {
 		return err
 	}
 	defer cell.Free()
-	for i := 0; i < max(1, h.t.Device.Info().Cores); i++ {
+	for i := 0; i < n; i++ {
 		c, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggCreate, Src: desc.Addr,
-			Len: desc.Size, Dst: cell.Addr}}})
+			Len: desc.Size, Dst: cell.Addr, Args: [4]uint64{h.budget}}}})
 		if err != nil {
-			return wrapOp("hash aggregate: create state", err)
+			return h.quotaError(wrapOp("hash aggregate: create state", err), "")
 		}
 		h.states = append(h.states, device.Addr(c.Results[0]))
 	}
@@ -268,7 +317,7 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 	h.stats.RowsIn += int64(rows)
 	st, err := h.t.stage(ctx, in)
 	if err != nil {
-		return err
+		return h.quotaError(err, "the input batch does not fit")
 	}
 	defer st.release()
 	p := *h.tmpl
@@ -282,19 +331,54 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 		return err
 	}
 	defer desc.Free()
-	parts := h.t.parts(rows)
-	ops := make([]device.Op, len(parts))
-	for i, pr := range parts {
-		ops[i] = pipelineOp(desc, pr[0], pr[1], h.states[i%len(h.states)])
-	}
-	_, errs := h.t.exec(ctx, ops)
 	h.stats.Batches++
-	return wrapOp("hash aggregate", firstError(errs))
+	todo := h.t.parts(rows)
+	if len(todo) > len(h.states) { // a merge with one state: a state serves one core at a time
+		todo = [][2]int{{0, rows}}
+	}
+	for attempt := 0; len(todo) > 0; attempt++ {
+		ops := make([]device.Op, len(todo))
+		for i, pr := range todo {
+			ops[i] = pipelineOp(desc, pr[0], pr[1], h.states[i%len(h.states)])
+		}
+		folded, errs := h.t.exec(ctx, ops)
+		var again [][2]int
+		for i, err := range errs {
+			if err == nil {
+				continue
+			}
+			if !isNoMemory(err) {
+				return wrapOp("hash aggregate", err)
+			}
+			if h.t.Spill == nil {
+				return h.quotaError(wrapOp("hash aggregate", err), "no spill directory")
+			}
+			from, rerr := h.resumeRow(ctx, st.cols, todo[i], folded[i])
+			if rerr != nil {
+				return rerr
+			}
+			if attempt > 0 && from == todo[i][0] { // fresh states, and not one vector fits
+				return h.quotaError(wrapOp("hash aggregate", err),
+					fmt.Sprintf("one vector of %d rows does not fit in an empty state", device.VectorSize))
+			}
+			again = append(again, [2]int{from, todo[i][1]})
+		}
+		if len(again) > 0 {
+			if err := h.spillStates(ctx, enc); err != nil {
+				return err
+			}
+		}
+		todo = again
+	}
+	return nil
 }
 
 func (h *HashAggregate) Next(ctx context.Context) (arrow.Record, error) {
 	if h.done {
 		return nil, nil
+	}
+	if h.spill.merging {
+		return h.nextSpilled(ctx)
 	}
 	for {
 		in, err := h.child.Next(ctx)
@@ -310,18 +394,36 @@ func (h *HashAggregate) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, err
 		}
 	}
-	h.done = true
-	for _, s := range h.states[1:] {
+	if h.spill.active() {
+		return h.nextSpilled(ctx)
+	}
+	for i, s := range h.states[1:] {
 		if _, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggMerge, Dst: h.states[0], Src: s}}}); err != nil {
-			return nil, wrapOp("hash aggregate: merge", err)
+			if !isNoMemory(err) {
+				return nil, wrapOp("hash aggregate: merge", err)
+			}
+			if h.t.Spill == nil {
+				return nil, h.quotaError(wrapOp("hash aggregate: merge", err), "no spill directory")
+			}
+			// state 0 cannot hold the merge: spill the states still apart
+			// and merge them from disk
+			if err := h.spillAll(ctx, append(h.states[:1:1], h.states[i+1:]...)); err != nil {
+				return nil, err
+			}
+			return h.nextSpilled(ctx)
 		}
 	}
-	return h.emit(ctx)
+	h.done = true
+	rec, err := h.emit(ctx, h.states[0])
+	if err == nil {
+		h.stats.RowsOut += rec.NumRows()
+	}
+	return rec, err
 }
 
 // emit writes the groups into output columns, asking the device first how
 // many there are.
-func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
+func (h *HashAggregate) emit(ctx context.Context, state device.Addr) (arrow.Record, error) {
 	// a first guess that fits most aggregations; the device says how many
 	// groups there are when it does not (and the emit is retried)
 	groups, strBytes := 1024, 64<<10
@@ -330,14 +432,13 @@ func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
 	}
 	for attempt := 0; attempt < 8; attempt++ {
 		o := newOutputs(h.t)
-		rec, need, err := h.emitInto(ctx, o, groups, strBytes)
+		rec, need, err := h.emitInto(ctx, o, state, groups, strBytes)
 		o.release()
 		if err == nil {
-			h.stats.RowsOut += rec.NumRows()
 			return rec, nil
 		}
 		if !isNoMemory(err) {
-			return nil, err
+			return nil, h.quotaError(err, "the groups' output does not fit")
 		}
 		if need > uint64(groups) {
 			groups = int(need)
@@ -347,7 +448,7 @@ func (h *HashAggregate) emit(ctx context.Context) (arrow.Record, error) {
 	return nil, fmt.Errorf("hash aggregate: emit did not fit after 8 attempts")
 }
 
-func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strBytes int) (arrow.Record, uint64, error) {
+func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, state device.Addr, groups, strBytes int) (arrow.Record, uint64, error) {
 	cols := make([]*outColumn, len(h.emits))
 	descs := make([]device.Column, len(cols))
 	for i, ec := range h.emits {
@@ -369,7 +470,7 @@ func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strByt
 		return nil, 0, err
 	}
 	defer spec.Free()
-	res, errs := h.t.exec(ctx, []device.Op{{Code: device.OpAggEmit, Src: h.states[0], Dst: spec.Addr}})
+	res, errs := h.t.exec(ctx, []device.Op{{Code: device.OpAggEmit, Src: state, Dst: spec.Addr}})
 	if err := firstError(errs); err != nil {
 		return nil, res[0], err
 	}
@@ -399,15 +500,28 @@ func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, groups, strByt
 func (h *HashAggregate) Stats() Stats { return h.stats }
 
 func (h *HashAggregate) Close() error {
+	err := h.freeStates()
+	if h.reserved > 0 {
+		h.t.Account.Release(h.reserved)
+		h.reserved = 0
+	}
+	if e := h.closeSpill(); e != nil && err == nil {
+		err = e
+	}
+	if e := h.child.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// freeStates frees the per-core states.
+func (h *HashAggregate) freeStates() error {
 	var err error
 	for _, s := range h.states {
 		if _, e := h.t.DMA.Exec(context.Background(), device.Program{Ops: []device.Op{{Code: device.OpAggFree, Src: s}}}); e != nil && err == nil {
 			err = wrapOp("hash aggregate: free state", e)
 		}
 	}
-	h.states = nil
-	if e := h.child.Close(); e != nil && err == nil {
-		err = e
-	}
+	h.states = h.states[:0]
 	return err
 }

@@ -61,10 +61,13 @@ func (g *stager) addr(b *memory.Buffer) (device.Addr, error) {
 // columnOf describes one Arrow array for the device.
 func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 	d := arr.Data()
-	c := device.Column{Length: uint64(d.Len()), Offset: uint64(d.Offset()), NullCount: uint64(d.NullN())}
+	// arr.NullN, not d.NullN: a sliced array's data may not know its count
+	// yet (-1); the array computes it from the bitmap
+	nulls := arr.NullN()
+	c := device.Column{Length: uint64(d.Len()), Offset: uint64(d.Offset()), NullCount: uint64(nulls)}
 	bufs := d.Buffers()
 	var err error
-	if d.NullN() > 0 {
+	if nulls > 0 {
 		if c.Validity, err = g.addr(bufs[0]); err != nil {
 			return c, err
 		}
@@ -91,7 +94,7 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 			return c, fmt.Errorf("%w: dictionary<%s, %s> (want int32 indices of utf8)", ErrUnsupportedType, vt.IndexType, vt.ValueType)
 		}
 		values := dict.Dictionary().Data()
-		if values.NullN() > 0 {
+		if dict.Dictionary().NullN() > 0 {
 			return c, fmt.Errorf("%w: a dictionary with null entries", ErrUnsupportedType)
 		}
 		c.VType, c.Flags = device.VTStr, device.ColDict

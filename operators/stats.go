@@ -1,8 +1,21 @@
 package operators
 
-// Stats counts what an operator did.
+import "github.com/hados-io/hados/operators/spill"
+
+// Stats counts what an operator did. The Spill counters add up the runs it
+// wrote to disk when its memory quota ran out (files, on-disk bytes, rows).
 type Stats struct {
-	RowsIn  int64 `json:"rows_in"`
-	RowsOut int64 `json:"rows_out"`
-	Batches int64 `json:"batches"`
+	RowsIn     int64 `json:"rows_in"`
+	RowsOut    int64 `json:"rows_out"`
+	Batches    int64 `json:"batches"`
+	SpillFiles int64 `json:"spill_files,omitempty"`
+	SpillBytes int64 `json:"spill_bytes,omitempty"`
+	SpillRows  int64 `json:"spill_rows,omitempty"`
+}
+
+// addSpill counts a finished spill run.
+func (s *Stats) addSpill(r *spill.Run) {
+	s.SpillFiles += int64(r.Files())
+	s.SpillBytes += r.Bytes()
+	s.SpillRows += r.Rows()
 }

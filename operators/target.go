@@ -9,6 +9,7 @@ import (
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/dma"
 	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators/spill"
 )
 
 // Target is the device an operator runs on: the device, its memory pool,
@@ -23,6 +24,10 @@ type Target struct {
 	// Gate, if set, is asked for a device slot before each device program
 	// and told when it completes: the runtime's FIFO/FAIR scheduler.
 	Gate func(ctx context.Context) (release func(), err error)
+	// Spill, if set, is where operators that run out of quota (Sort,
+	// HashAggregate, HashJoin) write their spill runs; nil disables
+	// spilling (they fail with QuotaExceeded). The task owns and closes it.
+	Spill *spill.Manager
 }
 
 // Validate checks that every part is present.

@@ -2,22 +2,39 @@
  * hados.h — the C ABI of libhados.so (ABI version 1).
  *
  * A Spark executor plugin (through JNI or the Panama FFI) or any native
- * engine links libhados.so and drives hados through this header.
+ * engine links libhados.so and drives hados through this header. The
+ * lifecycle mirrors a Spark executor plugin's:
+ *
+ *   hados_init                      ExecutorPlugin.init
+ *   hados_plan_create               a query stage's physical plan
+ *   hados_task_begin                onTaskStart (stage, partition, resources)
+ *   hados_task_set_input            rows a host operator feeds the stage
+ *   hados_task_execute              the task's output as an ArrowArrayStream
+ *   hados_task_metrics              task metrics for Spark's metrics system
+ *   hados_task_end                  onTaskSucceeded / onTaskFailed
+ *   hados_shutdown                  ExecutorPlugin.shutdown
  *
  * Conventions
  *   - Every function returns an int status: HADOS_OK (0) or a negative
  *     HADOS_ERR_*; results come back through out-parameters.
  *   - hados_last_error() returns the message of the calling thread's last
  *     failed call (valid until that thread's next call into hados).
- *   - Handles are opaque. hados_*_destroy-style calls take a pointer to the
- *     handle and set it to NULL, so a second call is a harmless error.
+ *   - Handles are opaque. Calls that end a handle's life take a pointer to
+ *     the handle and set it to NULL, so a second call is a harmless error.
+ *     A NULL, destroyed, forged or wrong-kind handle is HADOS_ERR_INVALID.
  *   - Strings returned through out-parameters are allocated by hados and
  *     must be freed with hados_free_string.
- *   - No call panics or aborts: misuse (NULL handles, a destroyed handle,
- *     a wrong ABI version) is an error status with a message.
+ *   - Data crosses only as the Arrow C Data and C Stream interfaces
+ *     (https://arrow.apache.org/docs/format/CStreamInterface.html). Output
+ *     buffers are C memory (malloc), never Go memory; they stay valid until
+ *     released, also after hados_task_end and hados_shutdown. Release
+ *     callbacks of everything hados exports are idempotent.
+ *   - No call panics or aborts: misuse is an error status with a message.
  *
  * Threading
- *   Every function may be called from any thread, concurrently.
+ *   Every function may be called from any thread, concurrently. One task
+ *   handle is driven by one thread at a time, except hados_task_cancel and
+ *   hados_task_metrics, which any thread may call while the task executes.
  */
 #ifndef HADOS_H
 #define HADOS_H
@@ -32,11 +49,65 @@ extern "C" {
 #define HADOS_ABI_VERSION 1
 
 #define HADOS_OK 0
-#define HADOS_ERR_INVALID (-1)  /* a bad argument, handle or configuration */
-#define HADOS_ERR_DEVICE (-2)   /* a device failed */
-#define HADOS_ERR_INTERNAL (-3) /* a bug in hados (an internal panic was caught) */
+#define HADOS_ERR_INVALID (-1)     /* a bad argument, handle, configuration or plan; a call out of order */
+#define HADOS_ERR_DEVICE (-2)      /* a device failed */
+#define HADOS_ERR_INTERNAL (-3)    /* a bug in hados (an internal panic was caught) */
+#define HADOS_ERR_UNSUPPORTED (-4) /* the plan cannot run on the device: run it on the host (Spark) */
+#define HADOS_ERR_CANCELLED (-5)   /* the task was cancelled (hados_task_cancel, hados_shutdown) */
+#define HADOS_ERR_MEMORY (-6)      /* the task's memory quota or the device's memory is exhausted */
 
-typedef struct hados_runtime hados_runtime; /* opaque */
+/* ---- Arrow C Data and C Stream interfaces (the Arrow specification's
+   definitions, guarded as the specification asks) ---- */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+typedef struct hados_runtime hados_runtime; /* opaque: an open hados (hados_init) */
+typedef struct hados_plan hados_plan;       /* opaque: a converted plan (hados_plan_create) */
+typedef struct hados_task hados_task;       /* opaque: a running task (hados_task_begin) */
+
+/* ---- library and runtime ---- */
 
 /* The ABI version this library implements (HADOS_ABI_VERSION it was built with). */
 int hados_abi_version(void);
@@ -45,8 +116,10 @@ int hados_abi_version(void);
 const char *hados_last_error(void);
 
 /* Opens hados (device discovery) with spark.hados.* configuration key/value
-   pairs, as an executor plugin's init does. abi_version must be
-   HADOS_ABI_VERSION. *out receives the runtime handle. */
+   pairs, as an executor plugin's init does; spark.hados.warehouse (the
+   directory holding the tables, DIR/<table>/…) is the default of every
+   plan's. abi_version must be HADOS_ABI_VERSION. *out receives the
+   runtime handle. After hados_shutdown, hados_init may be called again. */
 int hados_init(int abi_version, const char *const *keys, const char *const *values, size_t n,
                hados_runtime **out);
 
@@ -60,9 +133,92 @@ int hados_devices_json(hados_runtime *rt, char **out_json);
 /* Frees a string returned by hados. NULL is ignored. */
 void hados_free_string(char *s);
 
-/* Closes the runtime: stops DMA, returns all device memory, closes the
-   devices; sets *rt to NULL. */
+/* Closes the runtime and sets *rt to NULL. Tasks still open are cancelled:
+   a hados_task_execute running on another thread returns
+   HADOS_ERR_CANCELLED, shutdown waits for it, then ends every task and
+   invalidates the runtime's plan and task handles (later calls with them
+   are HADOS_ERR_INVALID). Then it stops DMA, returns all device memory
+   and closes the devices; an error reports memory a task leaked. Streams
+   already exported stay valid. */
 int hados_shutdown(hados_runtime **rt);
+
+/* ---- plans ---- */
+
+/* Converts a Spark physical plan — EXPLAIN FORMATTED text, or the plan
+   IR's JSON when it starts with '{' — of len bytes (no terminator needed).
+   keys/values (n pairs, may be 0) override the runtime's planner
+   configuration for this plan: spark.hados.enabled, spark.hados.strategy,
+   spark.hados.whitelist, spark.hados.expression.<name>.enabled,
+   spark.sql.ansi.enabled; and spark.hados.warehouse, spark.hados.plan.name.
+   A plan that stays on the host is still a plan (see hados_plan_decision);
+   a plan that does not parse is HADOS_ERR_INVALID naming the line and
+   construct. A plan is immutable: tasks on many threads may share it. */
+int hados_plan_create(hados_runtime *rt, const char *plan, size_t len, const char *const *keys,
+               const char *const *values, size_t n, hados_plan **out);
+
+/* The offload decision: *offloaded is 1 when some operator runs on the
+   device; *executable is 1 when hados can execute the plan today, given
+   its host inputs (no operator is only planned, and every operator that
+   stays on the host feeds a host input). Tasks of a plan that is not
+   offloaded are refused with HADOS_ERR_UNSUPPORTED: Spark runs it itself.
+   Either pointer may be NULL. */
+int hados_plan_decision(hados_plan *p, int *offloaded, int *executable);
+
+/* The converted plan as `hados explain` prints it; free with hados_free_string. */
+int hados_plan_explain(hados_plan *p, char **out_text);
+
+/* The operators that stay on the host and why, as a JSON array of
+   {"id","operator","support":{"ok","reason","detail"}}; free with hados_free_string. */
+int hados_plan_fallbacks_json(hados_plan *p, char **out_json);
+
+/* Number of host-row inputs the plan reads (RowToColumnar transitions whose
+   child stays on the host, depth first, left to right): each task needs
+   one hados_task_set_input per input. */
+int hados_plan_input_count(hados_plan *p, size_t *out);
+
+/* Destroys a plan handle and sets *p to NULL. Tasks begun from it keep
+   running. */
+int hados_plan_destroy(hados_plan **p);
+
+/* ---- tasks ---- */
+
+/* Begins a task of plan p: Spark's task attempt id (0: hados assigns one),
+   stage and partition; the device addresses Spark's scheduler assigned
+   (the "dpu" resource; n_devices 0 means device "0"); amount, the fraction
+   of each device the task holds (spark.task.resource.dpu.amount; 0 means
+   1); quota, the task's device memory in bytes per device (0: amount × the
+   device's memory); pool, the FAIR scheduler pool (NULL or "": default).
+   Errors name the bad address, amount or quota. */
+int hados_task_begin(hados_plan *p, int64_t task_id, int32_t stage, int32_t partition,
+                     const char *const *devices, size_t n_devices, double amount, uint64_t quota,
+                     const char *pool, hados_task **out);
+
+/* Hands the task its input i (0 ≤ i < hados_plan_input_count): hados takes
+   ownership of the stream (it is moved: *in is marked released) and
+   releases it when the task ends. A released stream, an index out of
+   range or an input set twice is HADOS_ERR_INVALID. */
+int hados_task_set_input(hados_task *t, size_t i, struct ArrowArrayStream *in);
+
+/* Executes the task and fills *out (which the caller provides, its content
+   ignored) with its output stream; the caller releases it. Output buffers
+   are C memory and outlive the task. A task executes once. Returns
+   HADOS_ERR_CANCELLED when cancelled, HADOS_ERR_UNSUPPORTED when the plan
+   is not executable, HADOS_ERR_MEMORY when the quota is exhausted. */
+int hados_task_execute(hados_task *t, struct ArrowArrayStream *out);
+
+/* Cancels the task (Spark's task kill): a running hados_task_execute
+   returns HADOS_ERR_CANCELLED promptly; a later one is refused. Any thread. */
+int hados_task_cancel(hados_task *t);
+
+/* The task's metrics as JSON (task id, stage, partition, devices, amount,
+   quota, pool, state, rows and bytes out, time, per-operator rows and
+   batches, inputs' rows); free with hados_free_string. Any thread. */
+int hados_task_metrics(hados_task *t, char **out_json);
+
+/* Ends the task (releasing inputs not read and its device memory) and
+   sets *t to NULL. Refused while hados_task_execute runs on another
+   thread (cancel it and wait). An error reports memory the task leaked. */
+int hados_task_end(hados_task **t);
 
 #ifdef __cplusplus
 }

@@ -88,7 +88,7 @@ spark.hados.* keys; HADOS_DEVICES or --devices selects devices, e.g.
 	pf.StringVar(&a.configPath, "config", "", "configuration file (default $HADOS_CONFIG)")
 	pf.StringVar(&a.devices, "devices", "", "device configuration (overrides spark.hados.devices and $HADOS_DEVICES)")
 	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn, error")
-	root.AddCommand(devicesCmd(a), diagCmd(a), metricsCmd(a), configCmd(a), genCmd(a), explainCmd(a), qualifyCmd(a), traceCmd(a), runCmd(a))
+	root.AddCommand(devicesCmd(a), diagCmd(a), metricsCmd(a), configCmd(a), genCmd(a), explainCmd(a), qualifyCmd(a), traceCmd(a), runCmd(a), benchCmd(a), stressCmd(a))
 	return root
 }
 

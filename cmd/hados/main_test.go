@@ -147,16 +147,16 @@ func TestRun(t *testing.T) {
 	}
 	plan := "../../race/planbuilder/testdata/tpch/q6.json"
 	code, out, errs := cli(t, context.Background(), "run", plan, "--warehouse", dir, "--devices", "soft:memory=128MiB")
-	if code != 0 || !strings.HasPrefix(out, "revenue\n") || !strings.Contains(out, "DpuFilter+DpuProject") {
+	if code != 0 || !strings.HasPrefix(out, "revenue\n") || !strings.Contains(out, "DpuFilter+(4) DpuProject") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, _ = cli(t, context.Background(), "run", plan, "--warehouse", dir, "--format", "json", "--devices", "soft:memory=128MiB")
 	if code != 0 || !strings.HasPrefix(out, `{"revenue":"`) {
 		t.Fatalf("json: %d %s", code, out)
 	}
-	code, _, errs = cli(t, context.Background(), "run", "../../race/planbuilder/testdata/tpch/q1.json", "--warehouse", dir, "--devices", "soft:memory=128MiB")
-	if code != 1 || !strings.Contains(errs, "DpuSort") {
-		t.Fatalf("q1 (sorts): %d %s", code, errs)
+	code, out, errs = cli(t, context.Background(), "run", "../../race/planbuilder/testdata/tpch/q1.json", "--warehouse", dir, "--devices", "soft:memory=128MiB")
+	if code != 0 || !strings.Contains(out, "l_returnflag") || !strings.Contains(out, "DpuSort") {
+		t.Fatalf("Q1 (sort, range exchange): exit %d\n%s%s", code, out, errs)
 	}
 	code, _, errs = cli(t, context.Background(), "run", plan, "--warehouse", t.TempDir(), "--devices", "soft:memory=128MiB")
 	if code != 1 || !strings.Contains(errs, "lineitem") {

@@ -59,6 +59,7 @@ static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const 
     const T *src = (const T *)(const void *)c->data + c->c.offset;              \
     T *dst = (T *)(void *)o->data;                                              \
     for (uint64_t i = 0; i < n; i++) {                                          \
+      if (i + 16 < n && rows[i + 16] >= 0) __builtin_prefetch(src + rows[i + 16]); \
       int32_t r = rows[i];                                                      \
       T v;                                                                      \
       if (r >= 0) memcpy(&v, src + r, sizeof v);                                \

@@ -236,6 +236,36 @@ out:
 }
 
 /* ---------------------------------------------------------------- merge */
+/* How far ahead MERGE prefetches the keys of the rows it will compare. */
+#define MERGE_PREFETCH 12
+
+/* The normalised key (kw <= 8 bytes) of one row as an integer that orders
+   as the key does. */
+static inline uint64_t key64(const sort_keys *k, int32_t r) {
+  uint8_t b[8 + 4] = {0};
+  sort_norm_rows(k, (uint64_t)r, 1, b, 12);
+  uint64_t x;
+  memcpy(&x, b, 8);
+  return __builtin_bswap64(x);
+}
+
+/* Prefetches the key values of row r. */
+static inline void prefetch_row(const sort_keys *k, int32_t r) {
+  for (uint32_t j = 0; j < k->d.n; j++) {
+    const soft_col *c = &k->d.cols[j];
+    uint64_t e = c->c.offset + (uint64_t)r;
+    switch (c->c.vtype) {
+      case HADOS_VT_BOOL: break;
+      case HADOS_VT_I32: __builtin_prefetch(c->data + e * 4); break;
+      case HADOS_VT_I64: case HADOS_VT_F64: __builtin_prefetch(c->data + e * 8); break;
+      case HADOS_VT_I128: __builtin_prefetch(c->data + e * 16); break;
+      default:
+        if (c->offsets) __builtin_prefetch(c->offsets + e * c->width);
+        else __builtin_prefetch(c->data + e * 4);
+    }
+  }
+}
+
 static int check_run(const char *what, const int32_t *run, uint64_t n, uint64_t rows) {
   for (uint64_t i = 0; i < n; i++)
     if (run[i] < 0 || (uint64_t)run[i] >= rows)
@@ -258,8 +288,29 @@ static int merge_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *
     st = soft_fail(HADOS_E_INVALID, WHO_MERGE ": the output overlaps an input run");
     goto done;
   }
+  sort_norm_layout(&k);
   uint64_t i = 0, j = 0, o = 0;
-  while (i < na && j < nb) out[o++] = sort_cmp_rows(&k, b[j], a[i]) < 0 ? b[j++] : a[i++];
+  if (k.kw <= 8 && !k.tiebreak && na && nb) { /* one narrow key: compare normalised integers */
+    uint64_t ka = key64(&k, a[0]), kb = key64(&k, b[0]);
+    for (;;) {
+      if (i + MERGE_PREFETCH < na) prefetch_row(&k, a[i + MERGE_PREFETCH]);
+      if (j + MERGE_PREFETCH < nb) prefetch_row(&k, b[j + MERGE_PREFETCH]);
+      if (kb < ka) {
+        out[o++] = b[j++];
+        if (j == nb) break;
+        kb = key64(&k, b[j]);
+      } else {
+        out[o++] = a[i++];
+        if (i == na) break;
+        ka = key64(&k, a[i]);
+      }
+    }
+  }
+  while (i < na && j < nb) {
+    if (i + MERGE_PREFETCH < na) prefetch_row(&k, a[i + MERGE_PREFETCH]);
+    if (j + MERGE_PREFETCH < nb) prefetch_row(&k, b[j + MERGE_PREFETCH]);
+    out[o++] = sort_cmp_rows(&k, b[j], a[i]) < 0 ? b[j++] : a[i++];
+  }
   if (i < na) memcpy(out + o, a + i, (na - i) * 4), o += na - i;
   if (j < nb) memcpy(out + o, b + j, (nb - j) * 4), o += nb - j;
   *result = o;

@@ -29,6 +29,9 @@ int sort_cmp_rows(const sort_keys *k, int32_t a, int32_t b);
 
 /* Normalised key layout of k (sets kw, n_norm, tiebreak). */
 void sort_norm_layout(sort_keys *k);
+/* Writes the normalised keys of rows [first, first + n) at the start of
+   records of rs bytes. */
+void sort_norm_rows(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint32_t rs);
 /* Sorts rows [first, first + n) by the normalised keys, stably: recs must
    hold n * (kw + 4) bytes and tmp as many; returns the buffer (recs or tmp)
    holding the sorted records, each kw key bytes then the int32 row. */

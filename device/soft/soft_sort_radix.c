@@ -139,14 +139,18 @@ static void scatter(const uint8_t *src, uint8_t *dst, uint64_t n, uint32_t rs, u
   }
 }
 
-uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint8_t *tmp) {
-  const uint32_t kw = k->kw, rs = kw + 4;
+void sort_norm_rows(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint32_t rs) {
   uint32_t off = 0;
   for (uint32_t j = 0; j < k->n_norm; j++) {
     const soft_col *c = &k->d.cols[j];
     norm_key(c, k->d.flags[j], recs, rs, off, first, n);
     off += !c->all_valid + value_width(c);
   }
+}
+
+uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint8_t *tmp) {
+  const uint32_t kw = k->kw, rs = kw + 4;
+  sort_norm_rows(k, first, n, recs, rs);
   for (uint64_t i = 0; i < n; i++) {
     int32_t r = (int32_t)(first + i);
     memcpy(recs + i * rs + kw, &r, 4);

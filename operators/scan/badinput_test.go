@@ -111,7 +111,6 @@ func TestBadInput(t *testing.T) {
 		{"corrupt page header", []string{write("page.parquet", mutate(pageRG1, 6, 0xff))}, cols, ErrCorrupt, []string{"page.parquet", "row group 1"}},
 		{"corrupt page data", []string{write("pagedata.parquet", mutate(pageRG1+40, 64, 0x5a))}, cols, ErrCorrupt, []string{"pagedata.parquet", "row group 1"}},
 		{"schema mismatch", []string{good, other}, cols[1:], ErrSchemaMismatch, []string{"other.parquet", "column i is bigint", "requires int"}},
-		{"missing column", []string{good}, append(cols[:1:1], Column{Name: "zz", Type: types.IntType}), ErrSchemaMismatch, []string{"good.parquet", "no column zz"}},
 		{"unsupported type", []string{unsupported}, []Column{{Name: "u", Type: types.LongType}}, ErrUnsupportedType, []string{"column u", "uint32"}},
 		{"unsupported required type", []string{good}, []Column{{Name: "id", Type: types.UnsupportedType("array<int>")}}, ErrUnsupportedType, []string{"array<int>"}},
 	}

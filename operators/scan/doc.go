@@ -49,8 +49,10 @@
 //
 // Decoding is arrow-go's pqarrow with Options.Alloc: every buffer of a
 // returned record comes from it. Page reading and decompression scratch live
-// on the Go heap. Output types follow types.ToArrow: pqarrow's decimal128 is
-// narrowed to decimal64 for precision <= 18, timestamps (MILLIS, INT96 as
+// on the Go heap. Output types follow types.ToArrow: decimals of precision
+// <= 18 are decimal64 — INT64 ones are decoded as their unscaled integers and
+// relabelled without a copy, INT32 ones widened, FIXED_LEN_BYTE_ARRAY ones
+// narrowed from pqarrow's decimal128 — and timestamps (MILLIS, INT96 as
 // Spark writes them) become timestamp[us, UTC]. A required column of a type
 // hados does not model fails Open with an *UnsupportedTypeError wrapping
 // ErrUnsupportedType, naming the column and its type. An allocation failure
@@ -71,6 +73,10 @@
 // context's error.
 //
 // # Errors
+//
+// A required column that some files of the table lack reads as nulls in
+// those files' rows, as Spark's schema merging does (row groups of such a
+// file are pruned by a filter that nulls cannot satisfy).
 //
 // A bad file — missing, truncated, bad magic, corrupted footer or page, a
 // column of another type than the table's — gives an error naming the file

@@ -15,7 +15,8 @@ var (
 	// decode. The offload decision reports it as the reason to stay on the host.
 	ErrUnsupportedType = errors.New("scan: unsupported column type")
 	// ErrSchemaMismatch: a file's column does not have the type the scan
-	// requires (or that the table's other files have), or is missing.
+	// requires (or that the table's other files have). A column missing
+	// from a file is not a mismatch: it reads as nulls.
 	ErrSchemaMismatch = errors.New("scan: schema mismatch")
 	// ErrCorrupt: a file is not valid Parquet (bad magic, truncated,
 	// corrupted footer or page, checksum or decode error).

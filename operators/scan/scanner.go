@@ -49,6 +49,7 @@ type outCol struct {
 type scanFile struct {
 	path   string
 	md     *metadata.FileMetaData
+	decode *metadata.FileMetaData // what pqarrow decodes with (see decodeMetadata)
 	schema *fileSchema
 	part   map[string]partValue
 }
@@ -173,7 +174,7 @@ func (s *Scanner) readFooters() error {
 			if err != nil {
 				return err
 			}
-			f.md = md
+			f.md, f.decode = md, decodeMetadata(md)
 			f.schema, err = readSchema(f.path, md)
 			return err
 		})
@@ -192,12 +193,14 @@ func (s *Scanner) readFooters() error {
 	return nil
 }
 
-// checkColumn checks that a file has column name of type want.
+// checkColumn checks that a file's column name, if it has one, is of type
+// want. A file without the column reads it as nulls, as Spark does when a
+// table's files have different (merged) schemas.
 func checkColumn(f *scanFile, name string, want types.DataType) error {
 	fc := f.schema.lookup(name)
 	switch {
 	case fc == nil:
-		return fileErr(f.path, -1, fmt.Errorf("%w: no column %s", ErrSchemaMismatch, name))
+		return nil
 	case fc.err != nil:
 		return fc.err
 	case fc.spark != want:
@@ -223,14 +226,15 @@ func (s *Scanner) compileFilters() error {
 		if len(s.files) == 0 {
 			return types.Unknown, fmt.Errorf("column %s is not required and there is no file to type it from", name)
 		}
-		fc := s.files[0].schema.lookup(name)
-		if fc == nil {
-			return types.Unknown, fmt.Errorf("no column %s in %s", name, s.files[0].path)
+		for _, f := range s.files { // the first file that has it
+			if fc := f.schema.lookup(name); fc != nil {
+				if fc.err != nil {
+					return types.Unknown, fc.err
+				}
+				return fc.spark, nil
+			}
 		}
-		if fc.err != nil {
-			return types.Unknown, fc.err
-		}
-		return fc.spark, nil
+		return types.Unknown, fmt.Errorf("no column %s in any of the %d files (first %s)", name, len(s.files), s.files[0].path)
 	}
 	p, err := compileAll(s.opt.Filters, resolve)
 	if err != nil {

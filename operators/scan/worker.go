@@ -93,7 +93,7 @@ func (s *Scanner) runSplit(sp *split) {
 		}
 		defer f.Close()
 		pr, err := file.NewParquetReader(countingFile{f, &s.cnt.bytesRead},
-			file.WithReadProps(readProps()), file.WithMetadata(sp.file.md))
+			file.WithReadProps(readProps()), file.WithMetadata(sp.file.decode))
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -169,6 +169,8 @@ func (s *Scanner) pruneRowGroup(f *scanFile, pr *file.Reader, rg int) (bool, ran
 			var sum *summary
 			if fc, cc := chunk(col); fc != nil {
 				sum = build(fc, cc)
+			} else if f.schema.lookup(col) == nil {
+				sum = &summary{rows: n, nulls: n, nullsKnown: true} // a missing column reads as nulls
 			}
 			cache[col] = sum
 			return sum
@@ -273,11 +275,11 @@ func (s *Scanner) decodeRowGroup(sp *split, fr *pqarrow.FileReader, rg int, rows
 	}
 	var leaves []int
 	for _, c := range s.out {
-		if !c.Partition {
-			leaves = append(leaves, sp.file.schema.lookup(c.Name).leaf)
+		if fc := sp.file.schema.lookup(c.Name); !c.Partition && fc != nil {
+			leaves = append(leaves, fc.leaf)
 		}
 	}
-	if len(leaves) == 0 { // only partition columns (or none): rows come from the metadata
+	if len(leaves) == 0 { // only partition and missing columns (or none): rows come from the metadata
 		for _, r := range rows {
 			for off := r.start; off < r.end; off += int64(s.opt.BatchRows) {
 				if err := s.emit(sp, nil, int(min(int64(s.opt.BatchRows), r.end-off))); err != nil {
@@ -360,6 +362,10 @@ func (s *Scanner) emit(sp *split, rec arrow.RecordBatch, n int, bounds ...int64)
 			continue
 		}
 		fc := sp.file.schema.lookup(c.Name)
+		if fc == nil { // not in this file: nulls
+			cols = append(cols, constArray(s.opt.Alloc, c.arrow, partValue{isNull: true}, n))
+			continue
+		}
 		src := rec.Column(names[fc.name])
 		sl := array.NewSlice(src, bounds[0], bounds[1])
 		out, err := convert(s.opt.Alloc, sl, c.arrow, fc.toMicros)

@@ -24,11 +24,17 @@ func (s Schema) Index(id int64) int {
 
 // Expr converts e over the input schema in. The result is a fresh tree;
 // err is an *Error when e (or a part of it) has no IR form.
-func Expr(e *plan.Expr, in Schema) (*expr.Expr, error) {
+func Expr(e *plan.Expr, in Schema) (*expr.Expr, error) { return ExprBound(e, in, nil) }
+
+// ExprBound is Expr with scalar subquery values: a scalar-subquery (or
+// reused-scalar-subquery) reference whose expression id is in binds
+// becomes that value, a literal retyped to the reference's type. Without
+// a binding a subquery reference does not convert (CodeSubquery).
+func ExprBound(e *plan.Expr, in Schema, binds Bindings) (*expr.Expr, error) {
 	if e == nil {
 		return nil, fail(CodeShape, "<nil>", "<nil>", "missing expression")
 	}
-	c := converter{in: in}
+	c := converter{in: in, binds: binds}
 	out, err := c.expr(e, 0)
 	if err != nil {
 		return nil, err
@@ -53,7 +59,10 @@ func Exprs(es []*plan.Expr, in Schema) ([]*expr.Expr, error) {
 // JSON input is checked the same way, this is a last guard.
 const maxDepth = 512
 
-type converter struct{ in Schema }
+type converter struct {
+	in    Schema
+	binds Bindings
+}
 
 func (c converter) expr(e *plan.Expr, depth int) (*expr.Expr, error) {
 	if e == nil {
@@ -91,6 +100,13 @@ func (c converter) expr(e *plan.Expr, depth int) (*expr.Expr, error) {
 
 func (c converter) call(e *plan.Expr, depth int) (*expr.Expr, error) {
 	if subqueryCalls[e.Name] {
+		if v, ok := c.binds[e.ID]; ok && IsScalarSubquery(e) && v != nil && v.Op == expr.OpLiteral {
+			t := e.Type
+			if !t.IsKnown() {
+				t = v.Type
+			}
+			return expr.Literal(v.Value, t), nil
+		}
 		return nil, fail(CodeSubquery, e.Name, e.String(), "subquery expressions are evaluated on the host")
 	}
 	f, ok := funcs[e.Name]

@@ -1,6 +1,11 @@
 package convert
 
-import "github.com/hados-io/hados/operators/expr"
+import (
+	"slices"
+
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/race/plan"
+)
 
 // arity bounds a call's argument count; max < 0 means unbounded.
 type arity struct{ min, max int }
@@ -50,6 +55,28 @@ var funcs = map[string]fn{
 var subqueryCalls = map[string]bool{
 	"scalar-subquery": true, "reused-scalar-subquery": true, "dynamicpruning": true,
 	"dynamicpruningexpression": true, "exists": true,
+}
+
+// Bindings are the values of scalar subqueries, by the subquery
+// reference's expression id (the N of scalar-subquery#N): typed literals.
+type Bindings map[int64]*expr.Expr
+
+// IsScalarSubquery reports a scalar subquery reference
+// (scalar-subquery#N or reused-scalar-subquery#N).
+func IsScalarSubquery(e *plan.Expr) bool {
+	return e != nil && e.Kind == plan.ExprCall && (e.Name == "scalar-subquery" || e.Name == "reused-scalar-subquery")
+}
+
+// ScalarSubqueries returns the expression ids of the scalar subquery
+// references in e, in tree order, without repeats.
+func ScalarSubqueries(e *plan.Expr, into []int64) []int64 {
+	_ = e.Walk(func(x *plan.Expr) error {
+		if IsScalarSubquery(x) && !slices.Contains(into, x.ID) {
+			into = append(into, x.ID)
+		}
+		return nil
+	})
+	return into
 }
 
 // Supported reports whether a Spark function name has an IR operation.

@@ -12,12 +12,12 @@ import (
 // aggregate builds a hash aggregation. A partial one emits Spark's buffers;
 // a final (or complete) one then turns buffers into the functions' values
 // and evaluates the result expressions over keys and values.
-func (b *builder) aggregate(n *rules.Node) (operators.Operator, error) {
-	p := n.Device
-	if p == nil {
-		return nil, notExecutable(n, "no converted payload")
+func (b *builder) aggregate(n *rules.Node, part int) (operators.Operator, error) {
+	p, err := b.payload(n)
+	if err != nil {
+		return nil, err
 	}
-	child, err := b.build(n.Children[0])
+	child, err := b.build(n.Children[0], part)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (b *builder) aggregate(n *rules.Node) (operators.Operator, error) {
 	for i, c := range p.Calls {
 		bt, err := c.BufferTypes()
 		if err != nil {
-			return nil, notExecutable(n, err.Error())
+			return nil, closeAfter(child, notExecutable(n, err.Error()))
 		}
 		first := len(cols)
 		for j, t := range bt {
@@ -42,17 +42,17 @@ func (b *builder) aggregate(n *rules.Node) (operators.Operator, error) {
 		}
 		f, err := finalValue(c, cols[first:])
 		if err != nil {
-			return nil, notExecutable(n, err.Error())
+			return nil, closeAfter(child, notExecutable(n, err.Error()))
 		}
 		finals = append(finals, f)
 	}
 	h, err := operators.NewHashAggregate(b.target, child, nil, p.Keys, p.Calls, p.Mode, names)
 	if err != nil {
-		return nil, err
+		return nil, closeAfter(child, err)
 	}
-	b.track(n.Name(), h)
+	agg := b.track(label(n), h)
 	if p.Results == nil {
-		return h, nil
+		return agg, nil
 	}
 	// keys then function values: the schema the result expressions read
 	values := append(append([]*expr.Expr{}, cols[:len(p.Keys)]...), finals...)
@@ -60,9 +60,9 @@ func (b *builder) aggregate(n *rules.Node) (operators.Operator, error) {
 	for i := range values {
 		vnames[i] = fmt.Sprintf("v%d", i)
 	}
-	fin, err := operators.NewFilterProject(b.target, h, nil, values, vnames)
+	fin, err := operators.NewFilterProject(b.target, agg, nil, values, vnames)
 	if err != nil {
-		return nil, err
+		return nil, closeAfter(agg, err)
 	}
 	out := make([]string, len(p.Results))
 	for i := range out {
@@ -72,10 +72,10 @@ func (b *builder) aggregate(n *rules.Node) (operators.Operator, error) {
 		}
 	}
 	res, err := operators.NewFilterProject(b.target, fin, nil, p.Results, out)
-	if err == nil {
-		b.track(n.Name()+" results", res)
+	if err != nil {
+		return nil, closeAfter(fin, err)
 	}
-	return res, err
+	return b.track(label(n)+" results", res), nil
 }
 
 var tBool = types.DataType{Kind: types.Boolean}

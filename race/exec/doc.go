@@ -1,13 +1,64 @@
 // Package exec executes a converted plan (race/rules.Result) on a hados
-// runtime: it builds device operators from the converted nodes — Parquet
-// scans of the warehouse's tables, fused filters and projections, hash
-// aggregations with Spark's partial/final buffers and result expressions —
-// and drains the root.
+// runtime, the way Spark runs a physical plan: as a DAG of stages, each
+// stage as parallel tasks.
 //
-// This first executor runs a query as one task on one device: an exchange
-// is a pass-through, which keeps partial → final aggregation exact (the
-// final aggregation sees every group), but not Spark's partition layout
-// or parallelism across tasks; sorts, joins, limits and unions are not
-// executable yet and are reported as such. The stage DAG with shuffle
-// files, broadcast and tasks per partition replaces it.
+// # Stages
+//
+// The converted tree is cut at its exchanges. A DpuExchange ends a map
+// stage, whose tasks write shuffle files (operators/exchange's
+// ShuffleWriter, Spark's sort-shuffle layout, the codec of
+// Env.ShuffleCodec); the stage above reads them back, each task its reduce
+// partitions from every map output in map order. A DpuBroadcastExchange
+// ends a collect stage: its rows are copied to host memory once, and the
+// first task on each device that joins against them builds the device's
+// BroadcastTable, which the stage's other tasks there share. A
+// ReusedExchange reads the stage of the exchange it reuses, so that stage
+// runs once. TakeOrderedAndProject, CollectLimit and GlobalLimit need all
+// their input in one place: each task computes the local form (its first
+// limit+offset rows, ordered for a TopN), a gather stage collects them and
+// one task computes the final form. The tree's top is a collect stage too:
+// its rows, concatenated in partition order, are the result.
+//
+// Stages run as soon as the stages they read are done (independent
+// broadcasts in parallel). Scalar subqueries run first, once each (a
+// ReusedSubquery is the same id): their value — a typed null when they
+// return no row, an error naming the subquery when they return more —
+// is bound into the consuming operator's expressions (rules.Result.Bind)
+// before it is compiled.
+//
+// A host leaf of no rows (rules.EmptyInput: Spark's EmptyRelation, an
+// empty LocalTableScan) is read as an empty input of its columns, one
+// task, so a global aggregation above it still returns its one row.
+// WarehouseCatalog types the columns such a leaf (or a partition column)
+// leaves untyped in Spark's text, from the warehouse's Parquet files.
+//
+// # Tasks and partitions
+//
+// A stage has one task per partition of its input: a scan's files (its
+// splits), a shuffle's reduce partitions, the sum of a union's children
+// (Spark's UnionRDD), the common count of a shuffled join's two sides.
+// Hash exchanges number partitions as Spark does (pmod(murmur3(keys), n));
+// a range exchange samples its keys on the map side, picks bounds like
+// Spark's RangePartitioner and re-partitions the map outputs, so a global
+// Sort above it sorts each partition and the partitions concatenate in
+// order. Like AQE, contiguous small reduce partitions are coalesced into
+// one task up to Env.AdvisoryPartitionBytes; a partition is never split,
+// so every key of a final aggregation still meets in one task.
+//
+// Each task is a hados.Task on one device with its memory quota; tasks are
+// spread over the devices round robin and at most Env.Parallelism run at
+// once (default: the engine cores of all devices). A task failing with a
+// retryable device error (a DMA error, a lost or hung device, exhausted
+// device memory) is tried again on the next device, up to Env.MaxFailures
+// attempts (default: the runtime's spark.hados.task.maxFailures); then the
+// query fails with an error naming the stage, the partition and the cause. Canceling the context stops every task: their
+// device memory is freed when they end, and the query's shuffle directory
+// is removed whatever happens.
+//
+// # Ownership
+//
+// Run returns host records the caller releases (Result.Release). Every
+// intermediate output — shuffle files, collected records, broadcast
+// tables and the query's own broadcast tasks — belongs to the run and is
+// released before Run returns.
 package exec

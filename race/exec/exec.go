@@ -2,38 +2,95 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
+	"os"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/exchange"
 	"github.com/hados-io/hados/race/rules"
 )
 
-// Env is where a query runs and reads from.
+// Env is where a query runs and reads from, and how it is split into
+// tasks.
 type Env struct {
 	Runtime   *hados.Runtime
 	Warehouse string // tables are directories Warehouse/<table>
-	Device    string // device address (default "0")
+	// Device, when set, runs every task on that device address; empty
+	// spreads tasks over all the runtime's devices round robin.
+	Device string
+	// Inputs feed host rows into the plan: a RowToColumnar whose child
+	// stays on the host reads Inputs[i], i counting such transitions in
+	// depth-first, left-to-right order over the main tree. Run opens and
+	// closes them (one task reads each).
+	Inputs []operators.Operator
+
+	// Parallelism caps the tasks running at once (0: the engine cores of
+	// all devices).
+	Parallelism int
+	// TaskMemory is each task's device memory quota in bytes (0: the
+	// device's memory shared evenly by the tasks that may run on it at
+	// once and the query's broadcast tables).
+	TaskMemory uint64
+	// MaxFailures is how many times a task is tried before the query fails
+	// (Spark's spark.task.maxFailures; 0: the runtime's
+	// spark.hados.task.maxFailures, 4 by default). Only retryable device errors
+	// (DMA errors, a lost or hung device, exhausted device memory) retry;
+	// the next attempt runs on another device when there is one.
+	MaxFailures int
+	// ShuffleDir is where the query's shuffle files go (a fresh directory
+	// under it, removed when the query ends; "": the system's temporary
+	// directory). SpillDir likewise for operator spill files ("": no
+	// spilling).
+	ShuffleDir string
+	SpillDir   string
+	// ShuffleCodec compresses shuffle blocks (the zero value is LZ4, as
+	// Spark's spark.io.compression.codec).
+	ShuffleCodec exchange.Codec
+	// AdvisoryPartitionBytes coalesces contiguous small reduce partitions
+	// of a shuffle into one task up to about this many bytes, like AQE's
+	// spark.sql.adaptive.advisoryPartitionSizeInBytes (0: 64 MiB;
+	// negative: one task per partition). Results do not change: a
+	// partition is never split.
+	AdvisoryPartitionBytes int64
+	// Logf, if set, receives one line per stage (debugging).
+	Logf func(format string, args ...any)
 }
 
 // Result is a query's output and what each operator did.
 type Result struct {
 	Schema  *arrow.Schema
-	Records []arrow.Record // the caller releases them (Release)
+	Records []arrow.Record // host memory; the caller releases them (Release)
 	Stats   []OperatorStats
+	Stages  []StageStats
 }
 
-// OperatorStats reports one operator's work.
+// OperatorStats reports one operator's work, summed over its tasks.
 type OperatorStats struct {
 	Name string
 	operators.Stats
+	Tasks int
+	// Time is the wall time the operator's tasks spent in it, summed
+	// (including its children: Next of a pull operator runs them).
+	Time time.Duration
+	// Bytes are the bytes a scan read from files or a shuffle wrote or
+	// read; RowGroupsPruned the row groups a scan skipped.
+	Bytes           int64
+	RowGroupsPruned int64
+}
+
+// StageStats reports one stage.
+type StageStats struct {
+	ID       int
+	Name     string
+	Tasks    int
+	Attempts int // task attempts, retries included
+	Time     time.Duration
 }
 
 // Release releases the result's records.
@@ -48,168 +105,43 @@ func (r *Result) Release() {
 // cannot run yet (or one that stays on the host).
 var ErrNotExecutable = fmt.Errorf("%w: not executable by hados yet", device.ErrNotSupported)
 
-// Run executes a converted plan and returns its rows.
+// Run executes a converted plan and returns its rows. The plan is split at
+// its exchanges into stages run in dependency order, each as parallel
+// tasks (see the package documentation). Canceling ctx stops every task,
+// frees their device memory and removes the shuffle files.
 func Run(ctx context.Context, env Env, res *rules.Result) (*Result, error) {
 	if env.Runtime == nil || res == nil || res.Root == nil {
 		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
 	}
-	if env.Device == "" {
-		env.Device = "0"
-	}
-	task, err := env.Runtime.BeginTask(hados.TaskSpec{Devices: []string{env.Device}})
+	q, err := newQuery(env, res)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{env: env, target: task.Targets()[0]}
-	root, err := b.build(res.Root)
+	defer q.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	q.cancel = cancel
+	root, err := q.runTree(ctx, res.Root)
 	if err != nil {
-		task.End()
+		if cerr := context.Cause(ctx); cerr != nil && !errors.Is(err, cerr) && errors.Is(err, context.Canceled) {
+			err = cerr
+		}
 		return nil, err
 	}
-	recs, err := operators.Collect(ctx, root)
-	if err == nil {
-		// the rows leave the device (Spark's ColumnarToRow at the top): copy
-		// them to host memory so the task can give its device memory back
-		recs, err = toHost(recs)
-	}
-	out := &Result{Schema: root.Schema(), Records: recs}
-	for _, s := range b.stats {
-		out.Stats = append(out.Stats, OperatorStats{Name: s.name, Stats: s.op.Stats()})
-	}
-	if err != nil {
-		task.End()
-		return nil, err
-	}
-	if err := task.End(); err != nil {
+	out := &Result{Schema: root.schema, Records: root.takeRecords()}
+	out.Stats = q.stats.list()
+	out.Stages = q.stageStats()
+	if err := q.close(); err != nil {
 		out.Release()
 		return nil, err
 	}
 	return out, nil
 }
 
-// toHost copies records into Go memory and releases the originals.
-func toHost(recs []arrow.Record) ([]arrow.Record, error) {
-	out := make([]arrow.Record, 0, len(recs))
-	var err error
-	for _, r := range recs {
-		if err == nil {
-			cols := make([]arrow.Array, r.NumCols())
-			for i, c := range r.Columns() {
-				if cols[i], err = array.Concatenate([]arrow.Array{c}, memory.DefaultAllocator); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				out = append(out, array.NewRecord(r.Schema(), cols, r.NumRows()))
-			}
-			for _, c := range cols {
-				if c != nil {
-					c.Release()
-				}
-			}
-		}
-		r.Release()
+// tempDir makes the query's private directory under base.
+func tempDir(base, pattern string) (string, error) {
+	if base == "" {
+		base = os.TempDir()
 	}
-	if err != nil {
-		for _, r := range out {
-			r.Release()
-		}
-		return nil, err
-	}
-	return out, nil
-}
-
-type statser interface{ Stats() operators.Stats }
-
-type builder struct {
-	env    Env
-	target *operators.Target
-	stats  []struct {
-		name string
-		op   statser
-	}
-}
-
-func (b *builder) track(name string, op statser) {
-	b.stats = append(b.stats, struct {
-		name string
-		op   statser
-	}{name, op})
-}
-
-func notExecutable(n *rules.Node, why string) error {
-	return fmt.Errorf("exec: %s: %w (%s)", n.Name(), ErrNotExecutable, why)
-}
-
-// build turns a converted node into an operator.
-func (b *builder) build(n *rules.Node) (operators.Operator, error) {
-	switch n.Kind {
-	case rules.ColumnarToRow, rules.RowToColumnar:
-		// everything runs columnar here: transitions are pass-throughs
-		return b.build(n.Children[0])
-	case rules.DpuExchange:
-		// one task sees every partition: the final aggregation above is exact
-		return b.build(n.Children[0])
-	case rules.DpuScan:
-		return b.scan(n)
-	case rules.DpuFilter, rules.DpuProject:
-		return b.filterProject(n)
-	case rules.DpuHashAggregate:
-		return b.aggregate(n)
-	case rules.KindHost:
-		why := n.Verdict.Reason
-		return nil, notExecutable(n, fmt.Sprintf("it stays on the host: %s", why))
-	}
-	return nil, notExecutable(n, "this operator is planned but not built")
-}
-
-// filterProject fuses a projection over a filter into one FilterProject.
-func (b *builder) filterProject(n *rules.Node) (operators.Operator, error) {
-	p := n.Device
-	if p == nil {
-		return nil, notExecutable(n, "no converted payload")
-	}
-	if n.Kind == rules.DpuProject && len(n.Children) == 1 && n.Children[0].Kind == rules.DpuFilter && n.Children[0].Device != nil {
-		f := n.Children[0]
-		child, err := b.build(f.Children[0])
-		if err != nil {
-			return nil, err
-		}
-		op, err := operators.NewFilterProject(b.target, child, f.Device.Filter, p.Project, p.Names)
-		if err == nil {
-			b.track("DpuFilter+DpuProject", op)
-		}
-		return op, err
-	}
-	child, err := b.build(n.Children[0])
-	if err != nil {
-		return nil, err
-	}
-	var op *operators.FilterProject
-	if n.Kind == rules.DpuFilter {
-		op, err = operators.NewFilterProject(b.target, child, p.Filter, nil, nil)
-	} else {
-		op, err = operators.NewFilterProject(b.target, child, nil, p.Project, p.Names)
-	}
-	if err == nil {
-		b.track(n.Name(), op)
-	}
-	return op, err
-}
-
-// tableDir maps a scan's table identifier ("spark_catalog.default.lineitem")
-// to its directory in the warehouse, refusing anything that leaves it.
-func (b *builder) tableDir(table string) (string, error) {
-	name := table
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Trim(name, "`")
-	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return "", fmt.Errorf("%w: exec: table %q is not a plain table name", device.ErrInvalid, table)
-	}
-	if b.env.Warehouse == "" {
-		return "", fmt.Errorf("%w: exec: no warehouse directory to read table %s from", device.ErrInvalid, name)
-	}
-	return filepath.Join(b.env.Warehouse, name), nil
+	return os.MkdirTemp(base, pattern)
 }

@@ -24,16 +24,22 @@ type scanOp struct {
 	schema *arrow.Schema
 	s      *scan.Scanner
 	stats  operators.Stats
+	last   scan.Stats // the scanner's, kept at Close
 }
 
-func (b *builder) scan(n *rules.Node) (operators.Operator, error) {
+// scan reads split p of a table (one file); p < 0 or a table without
+// files reads nothing.
+func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 	si := n.Spark.Scan
 	if si == nil || si.Format != "parquet" {
 		return nil, notExecutable(n, "only Parquet scans are executable")
 	}
-	dir, err := b.tableDir(si.Table)
+	files, err := b.q.files(n)
 	if err != nil {
 		return nil, err
+	}
+	if p < 0 || p >= len(files) {
+		return b.empty(n)
 	}
 	var mem memory.Allocator = hmem.NewHostAllocator(b.target.Host, b.target.Account)
 	if b.target.HostVisible() {
@@ -41,7 +47,10 @@ func (b *builder) scan(n *rules.Node) (operators.Operator, error) {
 			mem = a
 		}
 	}
-	opt := scan.Options{Dir: dir, Alloc: mem}
+	opt := scan.Options{Files: files[p : p+1], Alloc: mem}
+	if len(files) > 1 {
+		opt.Parallelism = 1 // the other splits are other tasks
+	}
 	fields := make([]arrow.Field, 0, len(n.Spark.Output))
 	for _, a := range n.Spark.Output {
 		opt.Columns = append(opt.Columns, scan.Column{Name: a.Name, Type: a.Type, Nullable: true})
@@ -57,8 +66,14 @@ func (b *builder) scan(n *rules.Node) (operators.Operator, error) {
 		}
 	}
 	op := &scanOp{opt: opt, schema: arrow.NewSchema(fields, nil)}
-	b.track("DpuScan "+si.Table, op)
-	return op, nil
+	return b.track(label(n), op, op.extra), nil
+}
+
+// extra adds the scan's bytes and pruned row groups to its statistics.
+func (s *scanOp) extra(o *OperatorStats) {
+	st := s.last
+	o.Bytes += st.BytesRead
+	o.RowGroupsPruned += st.RowGroupsPrunedStats + st.RowGroupsPrunedPageIndex + st.RowGroupsPrunedDictionary + st.RowGroupsPrunedBloom
 }
 
 func (s *scanOp) Schema() *arrow.Schema { return s.schema }
@@ -86,6 +101,7 @@ func (s *scanOp) Close() error {
 	if s.s == nil {
 		return nil
 	}
+	s.last = s.s.Stats()
 	err := s.s.Close()
 	s.s = nil
 	return err

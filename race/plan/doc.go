@@ -28,8 +28,8 @@
 // sections (Output, Input, Condition, Keys, Functions, Aggregate
 // Attributes, Results, Arguments, join keys/type/condition, PushedFilters,
 // PartitionFilters, ReadSchema, Location) and the "===== Subqueries ====="
-// blocks. The text is ambiguous in two ways the importer resolves from the
-// whole plan:
+// blocks. The text is ambiguous in three ways the importer resolves from
+// the whole plan:
 //
 //   - String literals are printed without quotes: "(c_mktsegment#2 =
 //     BUILDING)", "(p_brand#5 = Brand#12)", padded CHAR values such as
@@ -41,15 +41,47 @@
 //     decimal digits, yyyy-mm-dd, true/false/null, else string) and then
 //     coerced to the expression it meets (the other comparison operand,
 //     the IN value, the other CASE branches).
+//   - Aggregate modes: partial_ and merge_ prefixes name the Partial and
+//     PartialMerge functions, but Final and Complete print alike
+//     ("count(1)"). A function is Final when its arguments name an
+//     attribute missing from the input (the input carries the buffers),
+//     or, naming none (count(1)), when another function of the operator
+//     is Final or the input holds a column beyond the keys that no
+//     function reads (a buffer, count#8).
 //
 // Column types come from each scan's ReadSchema and flow through every
 // operator's Output with Spark's typing rules (package
 // operators/types): arithmetic and decimal precision, aggregate results
 // and partial-aggregate buffers (sum#30, isEmpty#31), aliases, join keys,
-// ReusedExchange and Union by position, dynamic-pruning subqueries. What
-// cannot be inferred (a partition column never joined, for instance) stays
-// types.Unknown; that is never an error. Malformed structure is an error:
-// a *ParseError naming the file, line and construct.
+// ReusedExchange and Union by position, dynamic-pruning subqueries.
+// Partition columns, which a scan prints in Output but not in ReadSchema,
+// are typed by that flow where they meet a typed column, then by the same
+// table's column at another scan of the plan, then by the import's Catalog
+// (ImportOptions; learned from other plans with Catalog.Learn), and last by
+// the shape of a literal they are compared with in PartitionFilters. What
+// cannot be inferred stays types.Unknown; that is never an error.
+// Malformed structure is an error: a *ParseError naming the file, line and
+// construct.
+//
+// # Subqueries and null-aware anti joins
+//
+// Each block of the Subqueries section is linked to the expressions that
+// use it. Its Kind ("scalar" or "dynamic-pruning") and ExprID come from its
+// hosting expression: a "scalar-subquery" or "reused-scalar-subquery" call
+// (Spark's Subquery scalar-subquery#N and ReusedSubquery Subquery
+// scalar-subquery#N) and a "dynamicpruning" call carry the same N in
+// Expr.ID. A block that prints no plan (a ReusedSubquery, a pruning
+// subquery shared by several scans) has Reuses, the ID of the block that
+// does. Plan.SubqueryFor(expr) returns the block with the plan for any such
+// expression, and Plan.ScalarSubqueries the scalar plans to run before the
+// main plan; a scalar subquery returns one row of one column, or of a
+// struct whose fields ("field" calls) the host reads.
+//
+// A NOT IN subquery becomes a null-aware anti join (JoinInfo.NullAwareAnti):
+// formatted plans do not print the flag on the join but on its build
+// side's broadcast, HashedRelationBroadcastMode(keys,true), read into
+// BroadcastInfo.NullAware and carried to the left-anti broadcast hash join
+// above it.
 //
 // # JSON (schema version 1)
 //
@@ -59,7 +91,9 @@
 //	Plan      {"version": 1 (always), "name": string, "root": Node,
 //	           "subqueries": [Subquery]}
 //	Subquery  {"id": int (always), "hostId": int, "hostExpr": Expr,
+//	           "kind": "scalar"|"dynamic-pruning", "exprId": int, "planId": int,
 //	           "root": Node (absent when the block repeats an earlier one),
+//	           "reuses": int (the id of the block with the plan, when no root),
 //	           "line": int}
 //	Node      {"id": int (always), "op": Op (always), "opName": string,
 //	           "header": string, "codegen": bool, "codegenStage": int,
@@ -84,7 +118,8 @@
 //	           "exchange":    {"kind": "hash"|"range"|"roundrobin"|"single"|"unknown",
 //	                           "exprs": [Expr], "numPartitions": int,
 //	                           "shuffleOrigin": string, "planId": int}
-//	           "broadcast":   {"mode": string, "keys": [string], "planId": int}
+//	           "broadcast":   {"mode": string, "keys": [string], "nullAware": bool,
+//	                           "planId": int}
 //	           "reused":      {"reusesId": int (always; 0 = unknown)}
 //	           "expand":      {"projections": [[Expr]]}
 //	           "window":      {"exprs"|"partitionBy"|"orderBy": [Expr]}}
@@ -106,8 +141,11 @@
 //	          or the printed name of an unsupported type
 //
 // A decoder rejects a missing or different version, unknown fields, unknown
-// enum names, null operators or expressions, and nesting deeper than the
-// text importer allows.
+// enum names, null operators or expressions, a subquery reusing a block
+// that has no plan of its kind and id, and nesting deeper than the text
+// importer allows. The fields kind, exprId, planId, reuses and nullAware
+// were added to version 1 without a version change: documents written
+// before them still decode.
 //
 // # Limits
 //

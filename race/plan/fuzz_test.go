@@ -21,6 +21,12 @@ func FuzzImportSpark(f *testing.F) {
 	}
 	f.Add("== Physical Plan ==\nA (1)\n+- B (2)\n\n\n(1) A\nOutput [1]: [a#1]\n")
 	f.Add("== Physical Plan ==\n* Filter (1)\n\n(1) Filter\nCondition : ((a#1 = x) AND")
+	f.Add(partitionedPlan)
+	f.Add("== Physical Plan ==\nBroadcastHashJoin LeftAnti BuildRight (3)\n:- A (1)\n+- BroadcastExchange (2)\n\n\n(1) A\nOutput [1]: [a#1]\n\n" +
+		"(2) BroadcastExchange\nInput [1]: [b#2]\nArguments: HashedRelationBroadcastMode(List(input[0, int, true]),true), [plan_id=1]\n\n" +
+		"(3) BroadcastHashJoin\nLeft keys [1]: [a#1]\nRight keys [1]: [b#2]\nJoin type: LeftAnti\nJoin condition: None\n\n" +
+		"===== Subqueries =====\n\nSubquery:1 Hosting operator id = 1 Hosting Expression = Subquery scalar-subquery#5, [id=#6]\nA (4)\n\n\n(4) A\nOutput [1]: [c#7]\n\n" +
+		"Subquery:2 Hosting operator id = 1 Hosting Expression = ReusedSubquery Subquery scalar-subquery#5, [id=#6]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > fuzzMax {
 			return

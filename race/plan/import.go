@@ -18,11 +18,24 @@ import (
 // expressions with their raw text, and types that cannot be inferred are
 // left unknown; neither is an error.
 func ImportSpark(name string, r io.Reader) (*Plan, error) {
+	return ImportSparkWith(name, r, ImportOptions{})
+}
+
+// ImportOptions tune ImportSparkWith.
+type ImportOptions struct {
+	// Catalog, when set, types the scan columns the plan leaves untyped
+	// (partition columns outside ReadSchema that nothing else in the plan
+	// types); see Catalog.
+	Catalog *Catalog
+}
+
+// ImportSparkWith is ImportSpark with options.
+func ImportSparkWith(name string, r io.Reader, o ImportOptions) (*Plan, error) {
 	rp, err := splitText(name, r)
 	if err != nil {
 		return nil, err
 	}
-	im := &importer{name: name, rp: rp, ix: newAttrIndex()}
+	im := &importer{name: name, rp: rp, ix: newAttrIndex(), opts: o}
 	return im.build()
 }
 
@@ -36,6 +49,7 @@ type importer struct {
 	rp   *rawPlan
 	ix   *attrIndex
 	plan *Plan
+	opts ImportOptions
 }
 
 func (im *importer) errAt(line int, construct, format string, args ...any) error {
@@ -76,7 +90,9 @@ func (im *importer) build() (*Plan, error) {
 	for i, s := range im.rp.subs {
 		p.Subqueries[i].HostExpr = im.expr(s.hostExpr)
 	}
-	inferTypes(p)
+	linkSubqueries(p)
+	markNullAwareJoins(p)
+	inferTypes(p, im.opts.Catalog)
 	return p, nil
 }
 

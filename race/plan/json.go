@@ -59,6 +59,9 @@ func DecodeJSON(r io.Reader) (*Plan, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	if !p.linked() { // written before the subquery links existed
+		linkSubqueries(&p)
+	}
 	return &p, nil
 }
 
@@ -91,7 +94,7 @@ func (p *Plan) validate() error {
 			}
 		}
 	}
-	return nil
+	return p.validateSubqueries()
 }
 
 func validateNode(n *Node, depth int, where string) error {

@@ -166,7 +166,11 @@ type JoinInfo struct {
 	Condition *Expr `json:"condition,omitempty"`
 	// Exists is the ExistenceJoin's output attribute.
 	Exists *Attr `json:"exists,omitempty"`
-	// NullAwareAnti marks a null-aware anti join (NOT IN).
+	// NullAwareAnti marks a null-aware anti join (NOT IN over one key):
+	// a probe row with a null key, or any probe row when the build side
+	// holds a null key, is dropped unless the build side is empty. Read
+	// from Spark's isNullAwareAntiJoin when printed, else from the build
+	// side's broadcast (BroadcastInfo.NullAware).
 	NullAwareAnti bool `json:"nullAwareAnti,omitempty"`
 }
 
@@ -227,9 +231,13 @@ type ExchangeInfo struct {
 type BroadcastInfo struct {
 	// Mode is HashedRelationBroadcastMode or IdentityBroadcastMode; Keys
 	// its key expressions as printed (over input[i, type, nullable]).
-	Mode   string   `json:"mode,omitempty"`
-	Keys   []string `json:"keys,omitempty"`
-	PlanID int64    `json:"planId,omitempty"`
+	Mode string   `json:"mode,omitempty"`
+	Keys []string `json:"keys,omitempty"`
+	// NullAware marks a HashedRelationBroadcastMode(…,true): the relation
+	// of a null-aware anti join (NOT IN), which also records whether the
+	// build side holds a null key.
+	NullAware bool  `json:"nullAware,omitempty"`
+	PlanID    int64 `json:"planId,omitempty"`
 }
 
 // ReusedInfo describes a ReusedExchange: ReusesID is the operator id of

@@ -1,5 +1,7 @@
 package plan
 
+import "strings"
+
 // Op identifies a Spark physical operator. Its String is the stable name
 // used in the JSON form (Spark's own node name); OpUnknown marks an operator
 // the importer does not model, whose printed name is kept in Node.OpName.
@@ -115,4 +117,21 @@ func (o Op) IsJoin() bool {
 // IsAggregate reports the aggregate operators.
 func (o Op) IsAggregate() bool {
 	return o == OpHashAggregate || o == OpObjectHashAggregate || o == OpSortAggregate
+}
+
+// EmptyLeaf reports a leaf that produces no rows: Spark's EmptyRelation
+// (what its optimizer leaves of a subtree it proved empty) or a
+// LocalTableScan of no rows (printed "<empty>"). It reads nothing, so an
+// executor can run it anywhere as an empty input of its output columns.
+func (n *Node) EmptyLeaf() bool {
+	if n == nil || len(n.Children) > 0 {
+		return false
+	}
+	switch n.Op {
+	case OpEmptyRelation:
+		return true
+	case OpLocalTableScan:
+		return strings.HasPrefix(strings.TrimSpace(n.Arguments), "<empty>") || strings.HasPrefix(strings.TrimSpace(n.Header), "<empty>")
+	}
+	return false
 }

@@ -60,3 +60,25 @@ func TestEnumNames(t *testing.T) {
 		t.Error("bad enum names accepted")
 	}
 }
+
+// TestEmptyLeaf: the leaves that produce no rows.
+func TestEmptyLeaf(t *testing.T) {
+	child := &Node{Op: OpScan}
+	for _, tc := range []struct {
+		name string
+		n    *Node
+		want bool
+	}{
+		{"EmptyRelation", &Node{Op: OpEmptyRelation}, true},
+		{"empty LocalTableScan", &Node{Op: OpLocalTableScan, Arguments: "<empty>, [a#1, b#2]"}, true},
+		{"empty LocalTableScan (tree header)", &Node{Op: OpLocalTableScan, Header: "<empty>, [a#1]"}, true},
+		{"LocalTableScan with rows", &Node{Op: OpLocalTableScan, Arguments: "[a#1, b#2]"}, false},
+		{"a scan", &Node{Op: OpScan}, false},
+		{"an operator with a child", &Node{Op: OpEmptyRelation, Children: []*Node{child}}, false},
+		{"nil", nil, false},
+	} {
+		if got := tc.n.EmptyLeaf(); got != tc.want {
+			t.Errorf("%s: EmptyLeaf %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

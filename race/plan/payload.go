@@ -111,6 +111,7 @@ func (im *importer) fillNode(n *Node, sec *section) error {
 			} else {
 				b.Mode = mode
 			}
+			b.NullAware = broadcastNullAware(mode)
 		}
 		n.Broadcast = b
 	case OpReusedExchange:
@@ -265,10 +266,6 @@ func (im *importer) fillAgg(n *Node, sec *section) error {
 		}
 		a.AggAttrs = attrs
 	}
-	inputs := map[int64]bool{}
-	for _, in := range n.Input {
-		inputs[in.ID] = true
-	}
 	for _, e := range im.fieldList(sec, "Functions") {
 		c := AggCall{Expr: e, Func: e.Name, Distinct: e.Distinct}
 		switch {
@@ -278,22 +275,85 @@ func (im *importer) fillAgg(n *Node, sec *section) error {
 		case strings.HasPrefix(e.Name, "merge_"):
 			c.Func, c.Mode = strings.TrimPrefix(e.Name, "merge_"), AggPartialMerge
 		default:
-			// Final when the arguments are not among the inputs (the input
-			// carries the partial buffers instead).
-			c.Mode = AggComplete
-			for _, arg := range e.Args {
-				_ = arg.Walk(func(x *Expr) error {
-					if x.Kind == ExprAttr && !inputs[x.ID] {
-						c.Mode = AggFinal
-					}
-					return nil
-				})
-			}
+			c.Mode = AggComplete // or Final: decided by unprefixedModes
 		}
 		a.Functions = append(a.Functions, c)
 	}
+	unprefixedModes(n.Input, a)
 	n.Agg = a
 	return nil
+}
+
+// unprefixedModes tells Final from Complete for the functions Spark prints
+// without a mode prefix (count(1) is both). A Final aggregate's input
+// carries the partial buffers instead of the rows: a function whose
+// arguments name an attribute missing from the input is Final; so is one
+// whose arguments name no attribute (count(1), count(*)) when another
+// function of the operator is Final, or when the input holds columns
+// beyond the keys that no function reads (the buffers, e.g. count#8).
+// Reading count(1) as Complete over buffers would count buffer rows.
+func unprefixedModes(input []Attr, a *AggInfo) {
+	inputs := map[int64]bool{}
+	for _, in := range input {
+		inputs[in.ID] = true
+	}
+	read := map[int64]bool{} // input attributes read by keys or function arguments
+	for _, k := range a.Keys {
+		markAttrs(k, read)
+	}
+	final := false
+	var blind []int // unprefixed functions naming no attribute
+	for i := range a.Functions {
+		c := &a.Functions[i]
+		if c.Expr == nil || c.Expr.Kind != ExprCall {
+			continue
+		}
+		names := map[int64]bool{}
+		for _, arg := range c.Expr.Args {
+			markAttrs(arg, names)
+		}
+		for id := range names {
+			read[id] = true
+		}
+		if c.Mode != AggComplete {
+			continue
+		}
+		if len(names) == 0 {
+			blind = append(blind, i)
+		}
+		for id := range names {
+			if !inputs[id] {
+				c.Mode, final = AggFinal, true
+				break
+			}
+		}
+	}
+	if len(blind) == 0 {
+		return
+	}
+	if !final {
+		for _, in := range input {
+			if !read[in.ID] {
+				final = true // an unread column beyond the keys: a buffer
+				break
+			}
+		}
+	}
+	if final {
+		for _, i := range blind {
+			a.Functions[i].Mode = AggFinal
+		}
+	}
+}
+
+// markAttrs records the ids of the attributes e references.
+func markAttrs(e *Expr, ids map[int64]bool) {
+	_ = e.Walk(func(x *Expr) error {
+		if x.Kind == ExprAttr {
+			ids[x.ID] = true
+		}
+		return nil
+	})
 }
 
 func (im *importer) fillJoin(n *Node, sec *section) {

@@ -21,10 +21,24 @@ type Subquery struct {
 	// HostExpr is the hosting expression (x IN dynamicpruning#N, Subquery
 	// scalar-subquery#N …).
 	HostExpr *Expr `json:"hostExpr,omitempty"`
+	// Kind, ExprID and PlanID are read from HostExpr: the kind of
+	// subquery, the expression id the plan's expressions carry
+	// (Expr.ID of the "scalar-subquery", "reused-scalar-subquery" and
+	// "dynamicpruning" calls) and Spark's printed [id=#M] (scalar
+	// subqueries only). Kind is "" for a hosting expression the importer
+	// does not recognise.
+	Kind   SubqueryKind `json:"kind,omitempty"`
+	ExprID int64        `json:"exprId,omitempty"`
+	PlanID int64        `json:"planId,omitempty"`
 	// Root is the subquery's plan; nil when the block repeats a subquery
-	// already printed.
+	// already printed (a ReusedSubquery, or a dynamic-pruning subquery
+	// shared by several scans).
 	Root *Node `json:"root,omitempty"`
-	Line int   `json:"line,omitempty"`
+	// Reuses is, when Root is nil, the ID of the block of the same Kind and
+	// ExprID that prints the plan (0 when Root is set or no block does).
+	// Plan.SubqueryFor follows it.
+	Reuses int `json:"reuses,omitempty"`
+	Line   int `json:"line,omitempty"`
 }
 
 // Walk calls fn on every node of the main plan and then of each subquery

@@ -43,7 +43,7 @@ func (t *typer) nameTypes() {
 // inferTypes types every attribute and expression of p from the scans'
 // ReadSchema and Spark's typing rules, leaving types.Unknown where nothing
 // is known.
-func inferTypes(p *Plan) {
+func inferTypes(p *Plan, cat *Catalog) {
 	t := &typer{p: p, env: map[int64]types.DataType{}, nodes: map[int]*Node{},
 		scalar: map[int64]types.DataType{}, pruning: map[int64]types.DataType{},
 		structs: map[int64]map[string]types.DataType{}, fields: map[int64]map[string]types.DataType{}}
@@ -64,16 +64,18 @@ func inferTypes(p *Plan) {
 		}
 		return nil
 	})
-	for pass := 0; pass < maxTypingPasses; pass++ {
+	t.fixpoint()
+	// Scan columns nothing above typed (partition columns outside
+	// ReadSchema) by weaker evidence, strongest first, each followed by
+	// the fixpoint to carry the new types through the plan.
+	for _, fallback := range []func(){
+		func() { t.fromCatalog(t.ownCatalog()) },
+		func() { t.fromCatalog(cat) },
+		t.fromPartitionLiterals,
+	} {
 		t.changed = false
-		t.nameTypes()
-		for _, s := range p.Subqueries {
-			t.tree(s.Root)
-		}
-		t.tree(p.Root)
-		t.subqueries()
-		if !t.changed {
-			break
+		if fallback(); t.changed {
+			t.fixpoint()
 		}
 	}
 	// Stamp the final types on every attribute list.
@@ -85,6 +87,22 @@ func inferTypes(p *Plan) {
 		}
 		return nil
 	})
+}
+
+// fixpoint runs typing passes until nothing changes.
+func (t *typer) fixpoint() {
+	for pass := 0; pass < maxTypingPasses; pass++ {
+		t.changed = false
+		t.nameTypes()
+		for _, s := range t.p.Subqueries {
+			t.tree(s.Root)
+		}
+		t.tree(t.p.Root)
+		t.subqueries()
+		if !t.changed {
+			break
+		}
+	}
 }
 
 func (t *typer) stamp(attrs []Attr) {

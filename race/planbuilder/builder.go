@@ -167,6 +167,7 @@ func (b *Builder) Build(name string, r *Rel) (*plan.Plan, error) {
 			return nil
 		})
 	}
+	p.LinkSubqueries()
 	for _, sq := range p.Subqueries {
 		if sq.HostID == 0 {
 			b.failf("scalar subquery #%d is not used by any operator", sq.HostExpr.ID)
@@ -187,6 +188,7 @@ func (b *Builder) Build(name string, r *Rel) (*plan.Plan, error) {
 	for _, sq := range p.Subqueries {
 		_ = sq.HostExpr.Walk(setLiteralRaw)
 	}
+	p.LinkSubqueries()
 	return p, nil
 }
 

@@ -196,3 +196,25 @@ func (r *Rel) TakeOrdered(limit int64, orders []*plan.Expr, projection ...*plan.
 	n.TakeOrdered = &plan.TakeOrderedInfo{Limit: limit, Orders: r.b.bindAll(orders, r.n.Output, where), Projection: proj}
 	return r.wrap(n)
 }
+
+// Union concatenates r and others (Spark's UnionExec): every child has r's
+// column count and types; the output keeps r's attributes (nullable when
+// any child's column is).
+func (r *Rel) Union(others ...*Rel) *Rel {
+	out := cloneAttrs(r.n.Output)
+	children := []*plan.Node{r.n}
+	for i, o := range others {
+		if len(o.n.Output) != len(out) {
+			r.b.failf("Union child %d has %d columns, the first %d", i+1, len(o.n.Output), len(out))
+			continue
+		}
+		for k, a := range o.n.Output {
+			if a.Type != out[k].Type {
+				r.b.failf("Union child %d column %d (%s) is %s, the first child's %s", i+1, k, a.Name, a.Type, out[k].Type)
+			}
+			out[k].Nullable = out[k].Nullable || a.Nullable
+		}
+		children = append(children, o.n)
+	}
+	return r.wrap(&plan.Node{Op: plan.OpUnion, OpName: plan.OpUnion.String(), Children: children, Output: out})
+}

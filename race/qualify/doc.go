@@ -9,6 +9,9 @@
 // (one JSON event per line), where the formatted plan is the
 // physicalPlanDescription of SparkListenerSQLExecutionStart and of
 // SparkListenerSQLAdaptiveExecutionUpdate (the last one of an execution
-// wins: it is AQE's final plan). A plan that does not import is counted as
+// wins: it is AQE's final plan). Partition columns, which a formatted plan
+// prints without a type, are typed from the plan itself where it can and
+// otherwise from the other plans of the same run (a plan.Catalog learned
+// from all of them). A plan that does not import is counted as
 // an error with its message, never a crash. Everything is plain data.
 package qualify

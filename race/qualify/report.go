@@ -56,12 +56,16 @@ type Report struct {
 	TopReasons       []ReasonCount `json:"topReasons,omitempty"`
 }
 
-// Qualify runs the rules over every source.
+// Qualify runs the rules over every source. The plans are imported twice:
+// first alone, to learn a plan.Catalog of the tables' column types from all
+// of them, then with that catalog, so that a partition column one plan
+// prints untyped is typed by the plans that type it (see plan.Catalog).
 func Qualify(srcs []Source, opts rules.Options) Report {
 	var rep Report
 	all := map[ReasonCount]int{}
+	cat := LearnCatalog(srcs)
 	for _, s := range srcs {
-		q := One(s, opts)
+		q := one(s, opts, cat)
 		rep.Queries = append(rep.Queries, q)
 		rep.Total++
 		if q.Error != "" {
@@ -87,10 +91,25 @@ func Qualify(srcs []Source, opts rules.Options) Report {
 	return rep
 }
 
-// One qualifies one plan.
-func One(s Source, opts rules.Options) Query {
+// LearnCatalog imports every source that imports and learns the column
+// types of their scans' tables.
+func LearnCatalog(srcs []Source) *plan.Catalog {
+	cat := plan.NewCatalog()
+	for _, s := range srcs {
+		if p, err := plan.ParseSparkText(s.Name, s.Text); err == nil {
+			cat.Learn(p)
+		}
+	}
+	return cat
+}
+
+// One qualifies one plan on its own.
+func One(s Source, opts rules.Options) Query { return one(s, opts, nil) }
+
+// one qualifies one plan, typing what it leaves untyped from cat (nil: none).
+func one(s Source, opts rules.Options, cat *plan.Catalog) Query {
 	q := Query{Name: s.Name}
-	p, err := plan.ParseSparkText(s.Name, s.Text)
+	p, err := plan.ImportSparkWith(s.Name, strings.NewReader(s.Text), plan.ImportOptions{Catalog: cat})
 	if err == nil {
 		var r *rules.Result
 		if r, err = rules.Run(p, opts, nil); err == nil {

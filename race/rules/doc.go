@@ -16,7 +16,13 @@
 //     type; aggregate functions must be ones operators.HashAggregate
 //     computes. Configuration (spark.hados.enabled,
 //     spark.hados.expression.<name>.enabled) and ANSI mode are verdicts
-//     too. Reason codes are stable strings (support.go).
+//     too. Reason codes are stable strings (support.go). A leaf of no rows
+//     (Spark's EmptyRelation, an empty LocalTableScan) gets the OK verdict
+//     EmptyInput: it stays a host operator, explain marks it "[empty
+//     input]", it counts as neither offloaded nor fallen back, and the
+//     executor reads it as an empty input, so it never keeps a query on
+//     the host. An aggregate mixing update and merge modes falls back
+//     (one device aggregation does one or the other).
 //  2. convert turns each supported operator into its Dpu node (DpuScan,
 //     DpuFilter, DpuProject, DpuHashAggregate, DpuSort, DpuHashJoin,
 //     DpuExchange, DpuBroadcastExchange, DpuReusedExchange, DpuUnion,

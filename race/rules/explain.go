@@ -93,6 +93,9 @@ func nodeLine(n *Node) string {
 	if n.Planned {
 		s += " [planned]"
 	}
+	if n.IsEmptyInput() {
+		s += " [empty input]"
+	}
 	if !n.Verdict.OK && n.counted() {
 		s += " [fallback: " + string(n.Verdict.Reason) + "]"
 	}
@@ -114,15 +117,18 @@ type Explained struct {
 
 // ExplainedNode is one node of Explained.
 type ExplainedNode struct {
-	ID       int              `json:"id,omitempty"`
-	Name     string           `json:"name"`
-	Kind     string           `json:"kind"`
-	SparkOp  string           `json:"sparkOp,omitempty"`
-	Verdict  *Support         `json:"verdict,omitempty"`
-	Planned  bool             `json:"planned,omitempty"`
-	Pipeline int              `json:"pipeline,omitempty"`
-	Exprs    []ExprSupport    `json:"unsupportedExprs,omitempty"`
-	Children []*ExplainedNode `json:"children,omitempty"`
+	ID      int      `json:"id,omitempty"`
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	SparkOp string   `json:"sparkOp,omitempty"`
+	Verdict *Support `json:"verdict,omitempty"`
+	Planned bool     `json:"planned,omitempty"`
+	// EmptyInput marks a host leaf of no rows the executor reads as an
+	// empty input (see EmptyInput).
+	EmptyInput bool             `json:"emptyInput,omitempty"`
+	Pipeline   int              `json:"pipeline,omitempty"`
+	Exprs      []ExprSupport    `json:"unsupportedExprs,omitempty"`
+	Children   []*ExplainedNode `json:"children,omitempty"`
 }
 
 // ExplainedSub is a subquery of Explained.
@@ -156,7 +162,7 @@ func explainNode(n *Node) *ExplainedNode {
 	if n == nil {
 		return nil
 	}
-	x := &ExplainedNode{Name: n.Name(), Kind: n.Kind.String(), Planned: n.Planned, Pipeline: n.Pipeline}
+	x := &ExplainedNode{Name: n.Name(), Kind: n.Kind.String(), Planned: n.Planned, Pipeline: n.Pipeline, EmptyInput: n.IsEmptyInput()}
 	if n.Spark != nil {
 		x.ID, x.SparkOp = n.Spark.ID, n.Spark.Op.String()
 	}

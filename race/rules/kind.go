@@ -53,32 +53,32 @@ type capability struct {
 	today bool
 }
 
-// capabilities is the device's operator table. Scan, Filter, Project, the
-// aggregates and Exchange (single-task execution in race/exec, partitioning
-// in operators/exchange) execute today. The rest are
-// operators planned by the operator issue: declared here so that planning
-// and qualification reflect the target design; Node.Planned marks them and
-// Result.ExecutableToday says whether a plan runs with today's operators.
+// capabilities is the device's operator table: every Spark operator it
+// declares and the Dpu kind it becomes. All of them execute today
+// (race/exec runs them as a DAG of stages: scans, fused filters and
+// projections, hash aggregations, sorts, hash joins for Spark's three
+// equi-join operators, limits, TopN, unions, shuffle, broadcast and reused
+// exchanges); the today flag stays so that an operator can be declared
+// before it is built (Node.Planned, Result.ExecutableToday).
 var capabilities = map[plan.Op]capability{
-	plan.OpScan:                {DpuScan, true},
-	plan.OpFilter:              {DpuFilter, true},
-	plan.OpProject:             {DpuProject, true},
-	plan.OpHashAggregate:       {DpuHashAggregate, true},
-	plan.OpObjectHashAggregate: {DpuHashAggregate, true},
-	plan.OpSortAggregate:       {DpuHashAggregate, true},
-	plan.OpExchange:            {DpuExchange, true},
-	// Operators planned by the operator issue (capability declaration).
-	plan.OpSort:                  {DpuSort, false},
-	plan.OpBroadcastHashJoin:     {DpuHashJoin, false},
-	plan.OpShuffledHashJoin:      {DpuHashJoin, false},
-	plan.OpSortMergeJoin:         {DpuHashJoin, false},
-	plan.OpBroadcastExchange:     {DpuBroadcastExchange, false},
-	plan.OpReusedExchange:        {DpuReusedExchange, false},
-	plan.OpUnion:                 {DpuUnion, false},
-	plan.OpTakeOrderedAndProject: {DpuTopN, false},
-	plan.OpCollectLimit:          {DpuLimit, false},
-	plan.OpGlobalLimit:           {DpuLimit, false},
-	plan.OpLocalLimit:            {DpuLimit, false},
+	plan.OpScan:                  {DpuScan, true},
+	plan.OpFilter:                {DpuFilter, true},
+	plan.OpProject:               {DpuProject, true},
+	plan.OpHashAggregate:         {DpuHashAggregate, true},
+	plan.OpObjectHashAggregate:   {DpuHashAggregate, true},
+	plan.OpSortAggregate:         {DpuHashAggregate, true},
+	plan.OpExchange:              {DpuExchange, true},
+	plan.OpSort:                  {DpuSort, true},
+	plan.OpBroadcastHashJoin:     {DpuHashJoin, true},
+	plan.OpShuffledHashJoin:      {DpuHashJoin, true},
+	plan.OpSortMergeJoin:         {DpuHashJoin, true},
+	plan.OpBroadcastExchange:     {DpuBroadcastExchange, true},
+	plan.OpReusedExchange:        {DpuReusedExchange, true},
+	plan.OpUnion:                 {DpuUnion, true},
+	plan.OpTakeOrderedAndProject: {DpuTopN, true},
+	plan.OpCollectLimit:          {DpuLimit, true},
+	plan.OpGlobalLimit:           {DpuLimit, true},
+	plan.OpLocalLimit:            {DpuLimit, true},
 }
 
 // plumbing are Spark's own wrappers and transitions: they neither run on

@@ -25,8 +25,8 @@ type Node struct {
 	Planned bool
 	// Pipeline is the fused device pipeline the node belongs to (0: none).
 	Pipeline int
-	// Device is the converted payload of Filter, Project and aggregates,
-	// for the executor; nil otherwise.
+	// Device is the converted payload of a device operator, for the
+	// executor (nil for scans, unions and transitions).
 	Device   *Payload
 	Children []*Node
 	// base are the children as in Spark's tree (what transitions rebuild
@@ -57,6 +57,25 @@ type Payload struct {
 	Mode        operators.AggMode
 	Results     []*expr.Expr
 	ResultInput convert.Schema
+
+	// Orders are a Sort's, a TopN's or a range exchange's sort keys; Global
+	// marks a Sort of the whole output (its input is range partitioned).
+	Orders []SortKey
+	Global bool
+	// Limit and Offset are a limit's or a TopN's (TopN's projection is
+	// Project/Names, nil for the child's columns).
+	Limit, Offset int64
+	// Join is a hash join's (any of Spark's three equi-join operators).
+	Join *JoinPayload
+	// Partitioning is an exchange's.
+	Partitioning *Partitioning
+	// Reuses is the exchange a ReusedExchange reads again (a DpuExchange
+	// or DpuBroadcastExchange of the same Result).
+	Reuses *Node
+	// Scalars are the expression ids of the scalar subqueries the node's
+	// expressions read. Until bound (Result.Bind), the payload holds a
+	// typed null in their place: it validates, it does not run.
+	Scalars []int64
 }
 
 // Name prints the node the way explain does: "DpuFilter", or the Spark
@@ -83,8 +102,11 @@ func (n *Node) Output() []plan.Attr {
 }
 
 // counted reports whether the node is a Spark operator that counts as
-// offloaded or fallen back (not plumbing, not an inserted transition).
-func (n *Node) counted() bool { return n.Spark != nil && !IsPlumbing(n.Spark.Op) }
+// offloaded or fallen back (not plumbing, not an inserted transition, not
+// a leaf of no rows read as an empty input: it runs nowhere).
+func (n *Node) counted() bool {
+	return n.Spark != nil && !IsPlumbing(n.Spark.Op) && !n.IsEmptyInput()
+}
 
 // walk visits the tree parents first.
 func (n *Node) walk(fn func(*Node)) {

@@ -150,11 +150,12 @@ func (r *Result) Count() Counts {
 }
 
 // ExecutableToday reports whether the plan runs on the device with the
-// operators that exist today: something is offloaded and no device node is
-// a planned one.
+// operators that exist today: something is offloaded, no device node is
+// a planned one and no operator stays on the host (the executor runs
+// device operators only; host rows reach it through its inputs).
 func (r *Result) ExecutableToday() bool {
 	c := r.Count()
-	return c.OnDevice > 0 && c.Planned == 0
+	return c.OnDevice > 0 && c.Planned == 0 && len(r.Fallbacks()) == 0
 }
 
 // convertRule turns each operator whose verdict is OK into its Dpu node.

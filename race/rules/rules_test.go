@@ -3,11 +3,16 @@ package rules
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/types"
+	"github.com/hados-io/hados/race/convert"
 	"github.com/hados-io/hados/race/plan"
+	"github.com/hados-io/hados/race/planbuilder"
 )
 
 func small(t *testing.T) *plan.Plan {
@@ -315,5 +320,60 @@ func TestRulesListed(t *testing.T) {
 	}
 	if len(seen) != 6 {
 		t.Errorf("after-each-rule saw %v", seen)
+	}
+}
+
+// TestPayloads checks the converted payloads of the operators between
+// pipelines on the builder's TPC-H plans: a global sort over a range
+// exchange (Q1), a broadcast join and a TopN (Q3), a ReusedExchange (Q7)
+// and a scalar subquery, which validates with a typed null and binds its
+// value (Q22).
+func TestPayloads(t *testing.T) {
+	q := func(n int) *Result {
+		p, err := planbuilder.TPCH(n, planbuilder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run(t, p, DefaultOptions())
+	}
+	r := q(1)
+	if s := node(r, 9); s.Kind != DpuSort || !s.Device.Global || len(s.Device.Orders) != 2 {
+		t.Fatalf("Q1 sort: %v %+v", s.Kind, s.Device)
+	}
+	if x := node(r, 8).Device.Partitioning; x == nil || x.Kind != plan.PartRange || x.N != 200 || len(x.Orders) != 2 {
+		t.Fatalf("Q1 range exchange: %+v", x)
+	}
+	if x := node(r, 6).Device.Partitioning; x == nil || x.Kind != plan.PartHash || len(x.Keys) != 2 {
+		t.Fatalf("Q1 hash exchange: %+v", x)
+	}
+	r = q(3)
+	if j := node(r, 9).Device.Join; j == nil || j.Type != plan.JoinInner || j.Build != BuildRight || len(j.LeftKeys) != 1 || len(j.RightKeys) != 1 {
+		t.Fatalf("Q3 join: %+v", j)
+	}
+	if tn := node(r, 21).Device; tn.Limit != 10 || len(tn.Orders) != 2 || len(tn.Project) != 4 {
+		t.Fatalf("Q3 TopN: %+v", tn)
+	}
+	r = q(7)
+	if re := node(r, 28); re.Kind != DpuReusedExchange || re.Device == nil || re.Device.Reuses != node(r, 25) {
+		t.Fatalf("Q7 reused exchange: %+v", re.Device)
+	}
+	r = q(22)
+	f := node(r, 3)
+	if f.Kind != DpuFilter || len(f.Device.Scalars) != 1 || f.Device.Scalars[0] != 9 {
+		t.Fatalf("Q22 filter: %v %+v", f.Kind, f.Device)
+	}
+	if _, _, err := r.ScalarSubquery(9); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Bind(f, nil); err == nil {
+		t.Fatal("bind without a value")
+	}
+	v := expr.Literal(big.NewInt(123456789), types.DecimalOf(19, 6))
+	p, err := r.Bind(f, convert.Bindings{9: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Filter.String(); !strings.Contains(s, "123") {
+		t.Errorf("bound filter %s", s)
 	}
 }

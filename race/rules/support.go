@@ -63,6 +63,18 @@ type Support struct {
 // Supported is the OK verdict.
 var Supported = Support{OK: true}
 
+// EmptyInput is the OK verdict of a host leaf of no rows (plan.Node's
+// EmptyLeaf: an EmptyRelation, an empty LocalTableScan). It stays on the
+// host, never counts as offloaded, and does not keep the query there: the
+// executor reads it as an empty input of its columns.
+var EmptyInput = Support{OK: true, Detail: "no rows: read as an empty input"}
+
+// IsEmptyInput reports a host leaf of no rows the executor reads as an
+// empty input (verdict EmptyInput).
+func (n *Node) IsEmptyInput() bool {
+	return n != nil && n.Kind == KindHost && n.Spark != nil && n.Verdict.OK && n.Spark.EmptyLeaf()
+}
+
 // Unsupported returns a negative verdict.
 func Unsupported(r Reason, detail string) Support { return Support{Reason: r, Detail: detail} }
 

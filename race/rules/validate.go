@@ -15,7 +15,7 @@ import (
 // expressions through the pipeline compiler, operators through the
 // capability table, types through the device's value types.
 func validate(r *Result) error {
-	v := &validator{opts: &r.Options, byID: map[int]*Node{}}
+	v := &validator{opts: &r.Options, byID: map[int]*Node{}, binds: scalarPlaceholders(r.Plan)}
 	r.Root = v.tree(r.Plan.Root)
 	r.base = r.Root
 	r.Subqueries = make([]*Node, len(r.Plan.Subqueries))
@@ -29,8 +29,9 @@ func validate(r *Result) error {
 }
 
 type validator struct {
-	opts *Options
-	byID map[int]*Node
+	opts  *Options
+	byID  map[int]*Node
+	binds convert.Bindings // typed nulls standing for the plan's scalar subqueries
 }
 
 func (v *validator) tree(p *plan.Node) *Node {
@@ -42,7 +43,7 @@ func (v *validator) tree(p *plan.Node) *Node {
 		n.base = append(n.base, v.tree(c))
 	}
 	n.Children = append([]*Node(nil), n.base...)
-	c := &nodeCheck{opts: v.opts, n: p, first: Supported}
+	c := &nodeCheck{opts: v.opts, n: p, first: Supported, binds: v.binds}
 	c.check()
 	n.Support, n.Exprs = c.first, c.exprs
 	if n.Support.OK {
@@ -68,6 +69,10 @@ func (v *validator) resolveReused(r *Result) {
 			n.Support = Unsupported(ReasonOperator, fmt.Sprintf("ReusedExchange (%d) reuses an exchange Spark printed as unknown", n.Spark.ID))
 		case !target.Support.OK:
 			n.Support = Unsupported(target.Support.Reason, fmt.Sprintf("reuses (%d): %s", target.Spark.ID, target.Support.Detail))
+		case target.Spark.Op != plan.OpExchange && target.Spark.Op != plan.OpBroadcastExchange:
+			n.Support = Unsupported(ReasonOperator, fmt.Sprintf("ReusedExchange (%d) reuses (%d) %s, not an exchange", n.Spark.ID, target.Spark.ID, target.Spark.OpName))
+		default:
+			n.Device = &Payload{Input: target.Spark.Output, Reuses: target}
 		}
 		n.Verdict = n.Support
 	}
@@ -85,6 +90,8 @@ type nodeCheck struct {
 	first   Support
 	exprs   []ExprSupport
 	payload *Payload
+	binds   convert.Bindings
+	scalars []int64 // scalar subqueries the expressions read
 }
 
 func (c *nodeCheck) fail(s Support) {
@@ -107,6 +114,16 @@ func (c *nodeCheck) check() {
 	}
 	if !c.opts.Enabled {
 		c.fail(Unsupported(ReasonConfig, "spark.hados.enabled is false"))
+		return
+	}
+	if p.EmptyLeaf() {
+		// no rows: it stays a host operator, but the executor reads it as
+		// an empty input (no RowToColumnar input needed), so it never
+		// keeps the query on the host
+		c.outputTypes(p.Output)
+		if c.first.OK {
+			c.first = EmptyInput
+		}
 		return
 	}
 	if _, ok := capabilities[p.Op]; !ok {
@@ -132,17 +149,20 @@ func (c *nodeCheck) check() {
 	case p.Join != nil:
 		c.join()
 	case p.Exchange != nil:
-		if p.Exchange.Kind == plan.PartUnknown {
-			c.fail(Unsupported(ReasonOperator, "exchange partitioning "+clip(p.Arguments)))
-		}
-		c.exprList(p.Exchange.Exprs, c.child(0))
+		c.exchange()
 	case p.Sort != nil:
-		c.exprList(p.Sort.Orders, c.child(0))
+		c.payload = &Payload{Input: c.child(0), Global: p.Sort.Global, Orders: c.orders(p.Sort.Orders, c.child(0))}
 	case p.TakeOrdered != nil:
-		c.exprList(p.TakeOrdered.Orders, c.child(0))
-		c.exprList(p.TakeOrdered.Projection, c.child(0))
+		c.topN()
+	case p.Limit != nil:
+		c.limit(p.Limit.Limit, p.Limit.Offset)
+	case p.Op == plan.OpUnion:
+		c.union()
 	}
 	c.outputTypes(p.Output)
+	if c.payload != nil {
+		c.payload.Scalars = c.scalars
+	}
 }
 
 // exprList checks expressions over one input, one pipeline.
@@ -165,7 +185,7 @@ func (c *nodeCheck) builder(in convert.Schema) *pipeline.Builder {
 // IR, then compilation for the device. It returns the converted
 // expression, or nil when it is not supported.
 func (c *nodeCheck) expr(e *plan.Expr, in convert.Schema, b *pipeline.Builder, filter bool) *expr.Expr {
-	x, s := checkExpr(c.opts, e, in, b, filter)
+	x, s := c.checkExpr(e, in, b, filter)
 	c.exprs = append(c.exprs, ExprSupport{Expr: clip(e.String()), Support: s})
 	if !s.OK {
 		c.fail(s)
@@ -174,7 +194,9 @@ func (c *nodeCheck) expr(e *plan.Expr, in convert.Schema, b *pipeline.Builder, f
 	return x
 }
 
-func checkExpr(o *Options, e *plan.Expr, in convert.Schema, b *pipeline.Builder, filter bool) (*expr.Expr, Support) {
+func (c *nodeCheck) checkExpr(e *plan.Expr, in convert.Schema, b *pipeline.Builder, filter bool) (*expr.Expr, Support) {
+	o := c.opts
+	c.scalars = convert.ScalarSubqueries(e, c.scalars)
 	var verdict = Supported
 	_ = e.Walk(func(x *plan.Expr) error {
 		if x.Kind != plan.ExprCall || !verdict.OK {
@@ -191,7 +213,7 @@ func checkExpr(o *Options, e *plan.Expr, in convert.Schema, b *pipeline.Builder,
 	if !verdict.OK {
 		return nil, verdict
 	}
-	x, err := convert.Expr(e, in)
+	x, err := convert.ExprBound(e, in, c.binds)
 	if err != nil {
 		return nil, supportOf(err)
 	}
@@ -245,25 +267,6 @@ func (c *nodeCheck) outputTypes(attrs []plan.Attr) {
 			c.fail(Unsupported(ReasonDataType, fmt.Sprintf("%s: %s", a, err)).about(a.Type.String()))
 			return
 		}
-	}
-}
-
-func (c *nodeCheck) join() {
-	j := c.n.Join
-	switch j.Type {
-	case plan.JoinInner, plan.JoinLeftOuter, plan.JoinRightOuter, plan.JoinFullOuter,
-		plan.JoinLeftSemi, plan.JoinLeftAnti, plan.JoinExistence:
-	default:
-		c.fail(Unsupported(ReasonOperator, fmt.Sprintf("%s join", j.Type)))
-	}
-	if j.NullAwareAnti {
-		c.fail(Unsupported(ReasonOperator, "null-aware anti join (NOT IN)"))
-	}
-	c.exprList(j.LeftKeys, c.child(0))
-	c.exprList(j.RightKeys, c.child(1))
-	if j.Condition != nil {
-		both := append(append(convert.Schema(nil), c.child(0)...), c.child(1)...)
-		c.expr(j.Condition, both, c.builder(both), false)
 	}
 }
 

@@ -45,6 +45,11 @@ func (c *nodeCheck) aggregate() {
 			c.fail(s)
 			continue
 		}
+		if len(pl.Calls) > 0 && mode != pl.Mode {
+			// one device aggregation updates rows or merges buffers, not both
+			c.fail(Unsupported(ReasonAggregate, fmt.Sprintf("%s mixes update and merge modes (%s)", text, f.Mode)).about(f.Func))
+			continue
+		}
 		pl.Calls = append(pl.Calls, call)
 		final = final || f.Mode == plan.AggFinal || f.Mode == plan.AggComplete
 	}
@@ -126,7 +131,7 @@ func (c *nodeCheck) aggCall(f plan.AggCall, in convert.Schema, b *pipeline.Build
 		args = args[:1]
 	}
 	for _, arg := range args {
-		x, s := checkExpr(c.opts, arg, in, b, false)
+		x, s := c.checkExpr(arg, in, b, false)
 		if !s.OK {
 			return call, mode, s
 		}

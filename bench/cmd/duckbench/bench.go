@@ -27,8 +27,13 @@ func bench(ctx context.Context, cfg config, out *reporter, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := out.emit(dataLine{Kind: "data", Dir: cfg.dir, SF: cfg.spec.SF, Schema: cfg.spec.Schema.String(),
-		Generated: generated, MS: ms(time.Since(start))}); err != nil {
+	data := dataLine{Kind: "data", Dir: cfg.dir, SF: cfg.spec.SF, Schema: cfg.spec.Schema.String(),
+		Generated: generated, MS: ms(time.Since(start))}
+	if cfg.prepare {
+		data.Queries = cfg.queries
+		return out.emit(data)
+	}
+	if err := out.emit(data); err != nil {
 		return err
 	}
 
@@ -70,10 +75,16 @@ func bench(ctx context.Context, cfg config, out *reporter, stderr io.Writer) err
 			line.BestMS, line.MedianMS = ms(m.Best), ms(m.Median)
 			line.BestCPUMS, line.MedianCPUMS = ms(m.BestCPU), ms(m.MedianCPU)
 			line.Rows = len(m.Rows)
+			if cfg.compare != "" {
+				line.Compare, line.Diff = check(ctx, db, cfg.compare, q, m)
+			}
 		}
 		if err := out.emit(line); err != nil {
 			return err
 		}
+	}
+	if err := out.emit(doneLine{Kind: "done", PeakRSS: peakRSS()}); err != nil {
+		return err
 	}
 	if failed {
 		return fmt.Errorf("%w (see the JSON lines with an error field)", errQueriesFailed)

@@ -29,6 +29,11 @@ type config struct {
 	runs    int
 	source  string
 	quiet   bool
+	// prepare only makes sure the data exist, then exits.
+	prepare bool
+	// compare, when set, is a directory of hados results (qN.arrow, Arrow
+	// IPC streams) each query's answer is checked against.
+	compare string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -47,6 +52,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.runs, "runs", 3, "runs per query; best and median are reported")
 	fs.StringVar(&cfg.source, "source", sourceTables, "tables (DuckDB's own storage) or parquet (views over read_parquet)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no generation progress on stderr")
+	fs.BoolVar(&cfg.prepare, "prepare", false, "only generate the data when missing, print the data line and exit")
+	fs.StringVar(&cfg.compare, "compare", "", "directory of hados results DIR/qN.arrow to check each answer against")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err

@@ -2,6 +2,7 @@
 // data, for comparison with hados in the same run.
 //
 //	duckbench -data DIR -sf 1 -threads 1 -queries 1,6 [-runs 3] [-source tables|parquet]
+//	          [-prepare] [-compare DIR]
 //
 // It generates the tables into DIR with hados's generator when they are
 // missing, loads them into DuckDB (-source tables: CREATE TABLE ... AS
@@ -12,6 +13,15 @@
 //	{"kind":"data","dir":"DIR","sf":1,"generated":false,"ms":0.4}
 //	{"kind":"load","source":"tables","duckdb":"v1.4.5","threads":1,"ms":5123.1}
 //	{"kind":"query","engine":"duckdb","query":6,"sf":1,"threads":1,"source":"tables","runs":3,"best_ms":27.9,"median_ms":28.3,"best_cpu_ms":27.8,"median_cpu_ms":28.1,"rows":1}
+//	{"kind":"done","peak_rss_bytes":1234567890}
+//
+// The done line gives the process's peak resident set (VmHWM).
+//
+// -prepare only makes sure the data exist (printing the data line). With
+// -compare DIR each query line also says whether DuckDB's answer equals
+// hados's result DIR/qN.arrow (an Arrow IPC stream, written by `hados bench
+// tpch`) under the rules of package conformance: "compare":"match",
+// "mismatch" with the first differing rows in "diff", or "error". A mismatch does not change the exit status.
 //
 // A failing query prints a "query" line with an "error" field, the other
 // queries still run, and the exit status is 1. Bad flags exit with 2.

@@ -66,8 +66,13 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Fatalf("run: %v\nstderr: %s", err, errOut.String())
 			}
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-			if len(lines) != 4 {
-				t.Fatalf("got %d lines, want data, load and two queries:\n%s", len(lines), out.String())
+			if len(lines) != 5 {
+				t.Fatalf("got %d lines, want data, load, two queries and done:\n%s", len(lines), out.String())
+			}
+			var done doneLine
+			decode(t, lines[4], &done)
+			if done.Kind != "done" || done.PeakRSS <= 0 {
+				t.Errorf("done line %+v", done)
 			}
 			var data dataLine
 			var load loadLine

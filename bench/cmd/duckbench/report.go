@@ -15,6 +15,8 @@ type dataLine struct {
 	Schema    string  `json:"schema"`
 	Generated bool    `json:"generated"`
 	MS        float64 `json:"ms"`
+	// Queries is the parsed -queries list (with -prepare, for the caller).
+	Queries []int `json:"queries,omitempty"`
 }
 
 type loadLine struct {
@@ -41,6 +43,17 @@ type queryLine struct {
 	MedianCPUMS float64 `json:"median_cpu_ms"`
 	Rows        int     `json:"rows"`
 	Error       string  `json:"error,omitempty"`
+	// Compare is set with -compare: "match", "mismatch" (Diff says how:
+	// the first differing rows) or "error" (Diff says why no comparison
+	// was possible, e.g. hados left no result).
+	Compare string `json:"compare,omitempty"`
+	Diff    string `json:"diff,omitempty"`
+}
+
+// doneLine ends a run that timed queries.
+type doneLine struct {
+	Kind    string `json:"kind"` // "done"
+	PeakRSS int64  `json:"peak_rss_bytes"`
 }
 
 // reporter writes one JSON object per line.

@@ -1,0 +1,138 @@
+package operators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hados-io/hados/device"
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators/expr"
+)
+
+// BroadcastTable is a build side built once and shared by many joins
+// (tasks) on the same device: Spark's BroadcastExchange feeding
+// BroadcastHashJoins. Probes only read the table, so the joins may run at
+// once.
+//
+// It is reference counted: the creator holds one reference, each join
+// made by NewBroadcastHashJoin takes one (released by the join's Close),
+// and the table — the build record, its device hash table and the memory
+// reserved for it on the creator's account — is freed when the last
+// reference is released.
+type BroadcastTable struct {
+	t        *Target
+	table    *joinTable
+	schema   *arrow.Schema // the build child's columns
+	keys     []*expr.Expr
+	nullSafe []bool
+	refs     atomic.Int64
+}
+
+// NewBroadcastTable reads build to its end (opening and closing it) and
+// builds the hash table over keys.
+func NewBroadcastTable(ctx context.Context, t *Target, build Operator, keys []*expr.Expr, nullSafe []bool) (*BroadcastTable, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 || len(keys) > device.MaxJoinKeys || (nullSafe != nil && len(nullSafe) != len(keys)) {
+		return nil, fmt.Errorf("%w: broadcast table: %d keys and %d null-safe flags", device.ErrInvalid, len(keys), len(nullSafe))
+	}
+	for k, e := range keys {
+		if _, err := keyVType(e, build.Schema()); err != nil {
+			return nil, fmt.Errorf("broadcast table: key %d: %w", k, err)
+		}
+	}
+	s, err := newSide(t, build, keys)
+	if err != nil {
+		return nil, err
+	}
+	err = s.op.Open(ctx)
+	var rec arrow.Record
+	if err == nil {
+		rec, err = collectBuild(ctx, t, s.op)
+	}
+	if cerr := s.op.Close(); err == nil && cerr != nil {
+		if rec != nil {
+			rec.Release()
+		}
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	jt, err := buildTable(ctx, t, rec, s.data, s.keys, nullSafe)
+	if err != nil {
+		if errors.Is(err, hmem.ErrQuotaExceeded) {
+			return nil, QuotaExceeded("BroadcastHashJoin", err, "a broadcast table is built in memory")
+		}
+		return nil, err
+	}
+	b := &BroadcastTable{t: t, table: jt, schema: build.Schema(), keys: keys, nullSafe: nullSafe}
+	b.refs.Store(1)
+	return b, nil
+}
+
+// Rows is the number of build rows.
+func (b *BroadcastTable) Rows() int { return b.table.rows }
+
+// Retain takes a reference.
+func (b *BroadcastTable) Retain() { b.refs.Add(1) }
+
+// Release drops a reference; the last one frees the table.
+func (b *BroadcastTable) Release() {
+	switch n := b.refs.Add(-1); {
+	case n == 0:
+		b.table.free(context.Background())
+	case n < 0:
+		panic("operators: BroadcastTable released more often than retained")
+	}
+}
+
+// NewBroadcastHashJoin joins probe with a shared table; spec.Build says
+// which side the table is (its keys in spec are the table's; the probe
+// side's keys are probe's). The join holds a reference to the table until
+// Close.
+func NewBroadcastHashJoin(t *Target, probe Operator, table *BroadcastTable, spec JoinSpec) (*HashJoin, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if t.Device != table.t.Device {
+		return nil, fmt.Errorf("%w: broadcast hash join: the table lives on another device", device.ErrInvalid)
+	}
+	left, right := probe.Schema(), table.schema
+	probeKeys := spec.LeftKeys
+	if spec.Build == BuildLeft {
+		left, right = right, left
+		probeKeys = spec.RightKeys
+	}
+	if err := spec.validate(left, right); err != nil {
+		return nil, err
+	}
+	if len(probeKeys) != len(table.keys) {
+		return nil, fmt.Errorf("%w: broadcast hash join: %d probe keys for a table of %d keys", device.ErrInvalid, len(probeKeys), len(table.keys))
+	}
+	for k, e := range probeKeys {
+		vt, _ := keyVType(e, probe.Schema())
+		if vt != table.table.vtypes[k] {
+			return nil, fmt.Errorf("%w: broadcast hash join: probe key %d is stored as %s, the table's as %s", device.ErrInvalid, k, vt, table.table.vtypes[k])
+		}
+		if (spec.NullSafe != nil && spec.NullSafe[k]) != (table.nullSafe != nil && table.nullSafe[k]) {
+			return nil, fmt.Errorf("%w: broadcast hash join: key %d null-safety differs from the table's", device.ErrInvalid, k)
+		}
+	}
+	h, err := newHashJoin(t, spec, left, right)
+	if err != nil {
+		return nil, err
+	}
+	if h.probeSide, err = newSide(t, probe, probeKeys); err != nil {
+		return nil, err
+	}
+	h.buildSide = side{schema: table.schema, data: table.table.data, keys: table.table.keys}
+	table.Retain()
+	h.shared = table
+	return h, nil
+}

@@ -1,0 +1,106 @@
+package operators_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/expr"
+)
+
+// checkGathered compares a gathered record with the input rows it names.
+func checkGathered(t *testing.T, name string, in, out arrow.Record, rows []int32) {
+	t.Helper()
+	if int(out.NumRows()) != len(rows) || out.NumCols() != in.NumCols() {
+		t.Fatalf("%s: %d rows x %d cols, want %d x %d", name, out.NumRows(), out.NumCols(), len(rows), in.NumCols())
+	}
+	for j := 0; j < int(in.NumCols()); j++ {
+		for i, r := range rows {
+			var want any
+			if r >= 0 {
+				want = expr.ValueAt(in.Column(j), int(r))
+			}
+			if got := expr.ValueAt(out.Column(j), i); !sameValue(got, want) {
+				t.Fatalf("%s: column %d row %d (input row %d): got %v, want %v", name, j, i, r, got, want)
+			}
+		}
+	}
+}
+
+// TestGather gathers random row numbers (with -1 rows of nulls) of random
+// records of every type and encoding, small and split over the cores.
+func TestGather(t *testing.T) {
+	ctx := context.Background()
+	for _, mode := range []string{"host-visible", "discrete"} {
+		tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode="+mode)
+		for seed := 0; seed < 8; seed++ {
+			rng := rand.New(rand.NewPCG(uint64(seed), 7))
+			schema := expr.RandomSchema(rng, 1+rng.IntN(5))
+			if seed == 0 { // no strings: the split path
+				schema = arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+					{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}, nil)
+			}
+			n := []int{0, 1, 100, 70000}[seed%4]
+			in := expr.RandomRecord(rng, schema, n, 0.2, memory.DefaultAllocator)
+			rows := make([]int32, []int{0, 5, 300, 50001}[seed%4])
+			for i := range rows {
+				rows[i] = -1
+				if n > 0 && rng.IntN(6) != 0 {
+					rows[i] = int32(rng.IntN(n))
+				}
+			}
+			out, err := tgt.Gather(ctx, in, rows)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", mode, seed, err)
+			}
+			checkGathered(t, mode, in, out, rows)
+			for i := 0; i < int(out.NumCols()); i++ {
+				if !out.Schema().Field(i).Nullable {
+					t.Errorf("field %d not nullable", i)
+				}
+			}
+			out.Release()
+			in.Release()
+		}
+	}
+}
+
+// TestConcatRecords concatenates batches of every type, dictionaries that
+// differ included, into one record and checks every row.
+func TestConcatRecords(t *testing.T) {
+	tgt := newTarget(t, "soft:memory=64MiB,cores=2")
+	rng := rand.New(rand.NewPCG(3, 3))
+	schema := expr.RandomSchema(rng, 6)
+	var recs []arrow.Record
+	for _, n := range []int{5, 0, 300, 1} {
+		recs = append(recs, expr.RandomRecord(rng, schema, n, 0.1, memory.DefaultAllocator))
+	}
+	out, err := operators.ConcatRecords(tgt, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rowsOf(recs)
+	if err := compareRows(rowsOf([]arrow.Record{out}), want); err != nil {
+		t.Fatal(err)
+	}
+	out.Release()
+	one, err := operators.ConcatRecords(tgt, recs[:1])
+	if err != nil || one != recs[0] {
+		t.Fatalf("one record: %v", err)
+	}
+	one.Release()
+	other := array.NewRecord(arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int32}}, nil), []arrow.Array{array.MakeArrayOfNull(memory.DefaultAllocator, arrow.PrimitiveTypes.Int32, 1)}, 1)
+	defer other.Column(0).Release()
+	if _, err := operators.ConcatRecords(tgt, []arrow.Record{recs[0], other}); err == nil {
+		t.Fatal("schemas differ: no error")
+	}
+	other.Release()
+	for _, r := range recs {
+		r.Release()
+	}
+}

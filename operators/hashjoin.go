@@ -1,0 +1,492 @@
+package operators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hados-io/hados/device"
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/types"
+)
+
+// HashJoin joins its two children on equi-keys (see the package's "Hash
+// join" notes in join.go). It also executes Spark's SortMergeJoin: same
+// keys, same result; when the build side exceeds the memory quota and the
+// target can spill, it runs as a grace hash join instead, which stands in
+// for the sort-merge join's spilling.
+//
+// The operator owns its children (Close closes them), its hash table
+// (unless it probes a shared BroadcastTable, of which it holds one
+// reference until Close), the probe batches whose output it has not yet
+// gathered (hashjoin_output.go) and, in a grace hash join, its spill runs
+// and the partition join in progress (Close removes and closes them).
+// Every batch Next returns belongs to the caller.
+type HashJoin struct {
+	t    *Target
+	spec JoinSpec
+	plan joinPlan
+	out  *arrow.Schema
+
+	probeSide, buildSide side
+	shared               *BroadcastTable // NewBroadcastHashJoin
+	table                *joinTable
+	cond                 *joinCondition
+
+	matched      []bool
+	probeRows    int64      // rows probed (null-aware anti join with the left side built)
+	probeNullKey bool       // a probe row had a null key (same)
+	emptyResult  bool       // a null-aware anti join whose right side has a null key
+	work         []joinWork // output not yet gathered, oldest first
+	level        int        // grace recursion depth: 0 for the plan's join, n for a partition of level n-1
+	grace        *graceJoin // set when the build side did not fit
+	unsplittable bool       // a grace partition holding every build row of its parent
+	opened, done bool
+	closed       bool
+	stats        Stats
+}
+
+// side is one child of a join: the operator (wrapped in a projection that
+// appends the key columns when some key is an expression), how many of its
+// columns are the child's own, and which columns are the keys.
+type side struct {
+	op     Operator
+	schema *arrow.Schema // the child's own columns
+	data   int
+	keys   []int
+}
+
+// newSide prepares a child whose keys are exprs.
+func newSide(t *Target, op Operator, keys []*expr.Expr) (side, error) {
+	s := side{op: op, schema: op.Schema(), data: op.Schema().NumFields()}
+	plain := true
+	for _, k := range keys {
+		if k.Op != expr.OpColumn {
+			plain = false
+		}
+	}
+	if plain {
+		for _, k := range keys {
+			s.keys = append(s.keys, k.Col)
+		}
+		return s, nil
+	}
+	var proj []*expr.Expr
+	var names []string
+	for i, f := range s.schema.Fields() {
+		dt, err := types.FromArrow(f.Type)
+		if err != nil {
+			return s, fmt.Errorf("hash join: column %s: %w", f.Name, err)
+		}
+		proj = append(proj, expr.Column(i, f.Name, dt))
+		names = append(names, f.Name)
+	}
+	for i, k := range keys {
+		s.keys = append(s.keys, len(proj))
+		proj = append(proj, k)
+		names = append(names, fmt.Sprintf("__key%d", i))
+	}
+	fp, err := NewFilterProject(t, op, nil, proj, names)
+	if err != nil {
+		return s, err
+	}
+	s.op = fp
+	return s, nil
+}
+
+// NewHashJoin builds a join of left and right; spec.Build says which side
+// the hash table is built over.
+func NewHashJoin(t *Target, left, right Operator, spec JoinSpec) (*HashJoin, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if err := spec.validate(left.Schema(), right.Schema()); err != nil {
+		return nil, err
+	}
+	h, err := newHashJoin(t, spec, left.Schema(), right.Schema())
+	if err != nil {
+		return nil, err
+	}
+	buildOp, buildKeys, probeOp, probeKeys := right, spec.RightKeys, left, spec.LeftKeys
+	if spec.Build == BuildLeft {
+		buildOp, buildKeys, probeOp, probeKeys = left, spec.LeftKeys, right, spec.RightKeys
+	}
+	if h.buildSide, err = newSide(t, buildOp, buildKeys); err != nil {
+		return nil, err
+	}
+	if h.probeSide, err = newSide(t, probeOp, probeKeys); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func newHashJoin(t *Target, spec JoinSpec, left, right *arrow.Schema) (*HashJoin, error) {
+	out, err := joinOutputSchema(spec, left, right)
+	if err != nil {
+		return nil, err
+	}
+	h := &HashJoin{t: t, spec: spec, plan: planJoin(spec.Type, spec.Build), out: out}
+	if spec.Condition != nil {
+		if h.cond, err = newJoinCondition(t, spec.Condition, left, right); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+func (h *HashJoin) Schema() *arrow.Schema { return h.out }
+
+// Stats reports what the operator did.
+func (h *HashJoin) Stats() Stats { return h.stats }
+
+func (h *HashJoin) Open(ctx context.Context) error {
+	h.opened = true
+	if err := h.probeSide.op.Open(ctx); err != nil {
+		return err
+	}
+	if h.shared != nil {
+		h.table = h.shared.table
+	} else {
+		if err := h.buildSide.op.Open(ctx); err != nil {
+			return err
+		}
+		if err := h.openBuild(ctx); err != nil || h.grace != nil {
+			return err
+		}
+	}
+	if h.plan.track {
+		h.matched = make([]bool, h.table.rows)
+	}
+	if h.spec.NullAwareAnti && h.plan.probeLeft && h.table.rows > 0 && h.table.nullKey {
+		h.emptyResult = true
+	}
+	return nil
+}
+
+// openBuild reads the build side and builds its table in memory or, when
+// it does not fit the quota and the target can spill, starts the grace
+// hash join with what it has read.
+func (h *HashJoin) openBuild(ctx context.Context) error {
+	var fits func(rows int, bytes uint64) bool
+	if h.t.Spill != nil {
+		fits = h.fitsInMemory
+	}
+	recs, complete, err := readBuild(ctx, h.buildSide.op, fits)
+	if err != nil {
+		return err
+	}
+	var cause error
+	if complete {
+		var rec arrow.Record
+		rec, err = concatBuild(h.t, h.buildSide.op.Schema(), recs)
+		if err == nil {
+			h.table, err = buildTable(ctx, h.t, rec, h.buildSide.data, h.buildSide.keys, h.spec.NullSafe)
+		}
+		if err == nil || !isQuota(err) || h.t.Spill == nil {
+			releaseRecords(recs)
+			if err != nil && isQuota(err) {
+				return QuotaExceeded("HashJoin", err, "no spill directory")
+			}
+			return err
+		}
+		cause = err
+	} else {
+		rows, bytes := recordsSize(recs)
+		a := h.t.Account
+		cause = fmt.Errorf("hash join: a build side of over %d rows (%s read so far) would need %s with %s of %s in use by %s: %w",
+			rows, hmem.FormatBytes(bytes), hmem.FormatBytes(bytes+joinStateBytes(rows)), hmem.FormatBytes(a.InUse()),
+			hmem.FormatBytes(a.Limit()), a.Name(), hmem.ErrQuotaExceeded)
+	}
+	return h.startGrace(ctx, recs, complete, cause)
+}
+
+// fitsInMemory reports whether a build side of rows rows and bytes bytes
+// can be joined in memory under the task's quota: its records concatenated
+// and the device's hash table over them may take half of what the quota
+// has left (the probe buffers and the output batches need the rest).
+func (h *HashJoin) fitsInMemory(rows int, bytes uint64) bool {
+	a := h.t.Account
+	if a == nil || a.Limit() == 0 {
+		return true
+	}
+	left := a.Limit() - min(a.Limit(), a.InUse())
+	return bytes+joinStateBytes(rows) <= left/2
+}
+
+// readBuild reads op's non-empty batches to the end (complete) or until
+// fits, if set, says they no longer fit in memory. The caller releases the
+// records.
+func readBuild(ctx context.Context, op Operator, fits func(rows int, bytes uint64) bool) (recs []arrow.Record, complete bool, err error) {
+	rows, bytes := 0, uint64(0)
+	for {
+		r, err := op.Next(ctx)
+		if err != nil {
+			releaseRecords(recs)
+			return nil, false, err
+		}
+		if r == nil {
+			return recs, true, nil
+		}
+		if r.NumRows() == 0 {
+			r.Release()
+			continue
+		}
+		recs = append(recs, r)
+		rows += int(r.NumRows())
+		bytes += recordBytes(r)
+		if fits != nil && !fits(rows, bytes) {
+			return recs, false, nil
+		}
+	}
+}
+
+// concatBuild is recs as one record (an empty one of schema when there is
+// none); recs stay the caller's.
+func concatBuild(t *Target, schema *arrow.Schema, recs []arrow.Record) (arrow.Record, error) {
+	if len(recs) == 0 {
+		return emptyRecord(schema, 0, t.OutputAllocator()), nil
+	}
+	return ConcatRecords(t, recs)
+}
+
+// collectBuild reads every batch of op into one record (an empty one when
+// there is none).
+func collectBuild(ctx context.Context, t *Target, op Operator) (arrow.Record, error) {
+	recs, _, err := readBuild(ctx, op, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseRecords(recs)
+	return concatBuild(t, op.Schema(), recs)
+}
+
+func releaseRecords(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+// recordsSize is the rows and buffer bytes of recs.
+func recordsSize(recs []arrow.Record) (rows int, bytes uint64) {
+	for _, r := range recs {
+		rows += int(r.NumRows())
+		bytes += recordBytes(r)
+	}
+	return rows, bytes
+}
+
+func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
+	if h.grace != nil {
+		r, err := h.grace.next(ctx)
+		if r != nil {
+			h.stats.RowsOut += r.NumRows()
+		}
+		return r, err
+	}
+	for {
+		if len(h.work) > 0 {
+			r, err := h.emitNext(ctx)
+			if err != nil || r == nil {
+				return nil, err
+			}
+			h.stats.RowsOut += r.NumRows()
+			return r, nil
+		}
+		if h.done {
+			return nil, nil
+		}
+		in, err := h.probeSide.op.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if in == nil {
+			h.done = true
+			if err := h.finish(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		err = h.process(ctx, in)
+		in.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// process joins one probe batch.
+func (h *HashJoin) process(ctx context.Context, in arrow.Record) error {
+	rows := int(in.NumRows())
+	if rows == 0 {
+		return nil
+	}
+	h.stats.RowsIn += int64(rows)
+	h.stats.Batches++
+	h.probeRows += int64(rows)
+	if hasNull(in, h.probeSide.keys) {
+		h.probeNullKey = true
+	}
+	if h.emptyResult {
+		return nil
+	}
+	keys := columnsRecord(in, h.probeSide.keys)
+	pp, bb, err := h.table.probe(ctx, h.t, keys, h.plan.probeFlags(h.cond != nil))
+	keys.Release()
+	if err != nil {
+		return err
+	}
+	var pass []bool
+	if h.cond != nil {
+		if pass, err = h.evalCondition(ctx, in, pp, bb); err != nil {
+			return err
+		}
+	}
+	var skip func(int32) bool
+	if h.spec.NullAwareAnti && h.table.rows > 0 {
+		key := in.Column(h.probeSide.keys[0])
+		skip = func(r int32) bool { return key.IsNull(int(r)) }
+	}
+	h.queue(dataRecord(in, h.probeSide.data), h.plan.resolve(pp, bb, pass, h.matched, skip))
+	return nil
+}
+
+// emit gathers output rows into a record.
+func (h *HashJoin) emit(ctx context.Context, probeData arrow.Record, jr joinRows) (arrow.Record, error) {
+	n := jr.len()
+	var probeCols, buildCols []arrow.Array
+	release := func(as []arrow.Array) {
+		for _, a := range as {
+			a.Release()
+		}
+	}
+	gatherInto := func(rec arrow.Record, rows []int32) ([]arrow.Array, error) {
+		if rows == nil { // a side of nulls
+			return takeColumns(emptyRecord(gatherSchema(rec.Schema(), true), n, h.t.OutputAllocator())), nil
+		}
+		g, err := h.t.Gather(ctx, rec, rows)
+		if err != nil {
+			return nil, err
+		}
+		return takeColumns(g), nil
+	}
+	var err error
+	if h.plan.mode == modePairs || len(jr.probe) > 0 {
+		if probeCols, err = gatherInto(probeData, jr.probe); err != nil {
+			return nil, err
+		}
+	}
+	if h.plan.mode == modePairs || h.plan.mode == modeMark {
+		bd := dataRecord(h.table.rec, h.table.data)
+		buildCols, err = gatherInto(bd, jr.build)
+		bd.Release()
+		if err != nil {
+			release(probeCols)
+			return nil, err
+		}
+	}
+	var cols []arrow.Array
+	switch {
+	case h.plan.mode == modePairs && h.plan.probeLeft:
+		cols = append(probeCols, buildCols...)
+	case h.plan.mode == modePairs:
+		cols = append(buildCols, probeCols...)
+	case h.plan.mode == modeMark:
+		cols = buildCols
+	default:
+		cols = probeCols
+	}
+	if h.spec.Type == JoinExistence {
+		ex, err := boolArray(h.t, jr.exists)
+		if err != nil {
+			release(cols)
+			return nil, err
+		}
+		cols = append(cols, ex)
+	}
+	defer release(cols)
+	for i, c := range cols {
+		if !arrow.TypeEqual(c.DataType(), h.out.Field(i).Type) {
+			return nil, fmt.Errorf("%w: hash join: output column %d (%s) came out as %s, want %s", device.ErrInvalid, i,
+				h.out.Field(i).Name, c.DataType(), h.out.Field(i).Type)
+		}
+	}
+	return array.NewRecord(h.out, cols, int64(n)), nil
+}
+
+// takeColumns returns rec's columns with a reference each and releases rec.
+func takeColumns(rec arrow.Record) []arrow.Array {
+	cols := make([]arrow.Array, rec.NumCols())
+	for i := range cols {
+		cols[i] = rec.Column(i)
+		cols[i].Retain()
+	}
+	rec.Release()
+	return cols
+}
+
+// boolArray is a non-null boolean array in output memory.
+func boolArray(t *Target, v []bool) (arr arrow.Array, err error) {
+	err = hmem.Catch(func() error {
+		b := array.NewBooleanBuilder(t.OutputAllocator())
+		defer b.Release()
+		b.AppendValues(v, nil)
+		arr = b.NewArray()
+		return nil
+	})
+	return arr, err
+}
+
+// finish emits what the build side contributes after the last batch.
+func (h *HashJoin) finish(context.Context) error {
+	if !h.plan.buildOuter && h.plan.mode != modeMark {
+		return nil
+	}
+	var keep func(int32) bool
+	if h.spec.NullAwareAnti {
+		switch {
+		case h.probeRows == 0:
+			keep = func(int32) bool { return true }
+		case h.probeNullKey:
+			keep = func(int32) bool { return false }
+		default:
+			key := h.table.rec.Column(h.table.keys[0])
+			keep = func(r int32) bool { return !key.IsNull(int(r)) }
+		}
+	}
+	h.queue(emptyRecord(h.probeSide.schema, 0, h.t.OutputAllocator()), h.plan.finish(h.spec.Type, h.table.rows, h.matched, keep))
+	return nil
+}
+
+func (h *HashJoin) Close() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	for _, w := range h.work {
+		w.data.Release()
+	}
+	h.work = nil
+	var errs []error
+	if h.grace != nil {
+		errs = append(errs, h.grace.close())
+	}
+	if h.shared != nil {
+		h.table = nil
+		h.shared.Release()
+	} else {
+		if h.table != nil {
+			errs = append(errs, h.table.free(context.Background()))
+			h.table = nil
+		}
+		errs = append(errs, h.buildSide.op.Close())
+	}
+	errs = append(errs, h.probeSide.op.Close())
+	if h.cond != nil {
+		h.cond.close()
+	}
+	return errors.Join(errs...)
+}

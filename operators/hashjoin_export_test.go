@@ -1,0 +1,18 @@
+package operators
+
+// SetJoinBatchRows sets the least rows per hash join output batch, for
+// tests of bounded output; the returned function restores it.
+func SetJoinBatchRows(n int) func() {
+	old := joinBatchRows
+	joinBatchRows = n
+	return func() { joinBatchRows = old }
+}
+
+// SetGracePartitionLimit bounds the partitions of a grace hash join, for
+// tests that need a partition to partition again; the returned function
+// restores it.
+func SetGracePartitionLimit(n int) func() {
+	old := maxGracePartitions
+	maxGracePartitions = n
+	return func() { maxGracePartitions = old }
+}

@@ -1,0 +1,74 @@
+package operators
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Bounded output batches
+//
+// One probe batch may match many build rows each: with a high fan-out its
+// pairs are far more rows than the batch. The join therefore keeps the
+// output of a batch as row numbers (joinRows, 8 bytes a pair) and gathers
+// it lazily, at most max(joinBatchRows, the probe batch's rows) rows per
+// output record, one record per Next call: only one output batch is ever
+// materialised at a time, so a high fan-out join streams.
+
+// joinBatchRows is the least number of rows per output batch a hash join
+// aims for; a probe batch larger than it bounds the batches instead.
+var joinBatchRows = 1 << 16
+
+// joinWork is output not yet gathered: rows of a probe batch (data, its
+// own columns, retained until the work is done; an empty record for the
+// build rows emitted at the end), from row off on.
+type joinWork struct {
+	data arrow.Record
+	rows joinRows
+	off  int
+}
+
+// len is how many output rows jr holds.
+func (jr joinRows) len() int { return max(len(jr.probe), len(jr.build)) }
+
+// slice is rows [lo, hi) of jr (a nil side stays nil: a side of nulls).
+func (jr joinRows) slice(lo, hi int) joinRows {
+	var out joinRows
+	if jr.probe != nil {
+		out.probe = jr.probe[lo:hi]
+	}
+	if jr.build != nil {
+		out.build = jr.build[lo:hi]
+	}
+	if jr.exists != nil {
+		out.exists = jr.exists[lo:hi]
+	}
+	return out
+}
+
+// queue adds output rows of data; it takes data over.
+func (h *HashJoin) queue(data arrow.Record, jr joinRows) {
+	if jr.len() == 0 {
+		data.Release()
+		return
+	}
+	h.work = append(h.work, joinWork{data: data, rows: jr})
+}
+
+// emitNext gathers the next output batch of the oldest work.
+func (h *HashJoin) emitNext(ctx context.Context) (arrow.Record, error) {
+	w := &h.work[0]
+	n := w.rows.len()
+	hi := min(n, w.off+max(joinBatchRows, int(w.data.NumRows())))
+	rec, err := h.emit(ctx, w.data, w.rows.slice(w.off, hi))
+	if err != nil {
+		return nil, err
+	}
+	w.off = hi
+	if hi == n {
+		w.data.Release()
+		h.work[0] = joinWork{}
+		h.work = h.work[1:]
+	}
+	return rec, nil
+}

@@ -1,0 +1,344 @@
+package operators_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/types"
+)
+
+// The hash join against a nested-loop reference: random sides with
+// duplicate and null keys of mixed types (string + bigint + decimal(20,2)),
+// every join type × build side, with and without null-safe keys and an
+// extra condition, and the edge cases (empty sides, all-match, no-match).
+
+var joinSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "d", Type: &arrow.Decimal128Type{Precision: 20, Scale: 2}, Nullable: true},
+	{Name: "v", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+}, nil)
+
+var (
+	tLong = types.DataType{Kind: types.Long}
+	tInt  = types.DataType{Kind: types.Int}
+	tStr  = types.DataType{Kind: types.String}
+	tDec  = types.DataType{Kind: types.Decimal, Precision: 20, Scale: 2}
+)
+
+// joinSide generates rows rows whose keys take card values (nullRate of
+// them null); constKey makes every key the same value.
+func joinSideRecord(rng *rand.Rand, rows, card int, nullRate float64, batch int) []arrow.Record {
+	var recs []arrow.Record
+	for lo := 0; lo < rows || (rows == 0 && lo == 0); lo += batch {
+		n := min(batch, rows-lo)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, joinSchema)
+		for range n {
+			k := rng.IntN(card)
+			if rng.Float64() < nullRate {
+				b.Field(0).AppendNull()
+			} else {
+				b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("k%d", k%3))
+			}
+			if rng.Float64() < nullRate {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.Int64Builder).Append(int64(k))
+			}
+			if rng.Float64() < nullRate {
+				b.Field(2).AppendNull()
+			} else {
+				b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(k%4) * 1e15))
+			}
+			if rng.Float64() < 0.1 {
+				b.Field(3).AppendNull()
+			} else {
+				b.Field(3).(*array.Int32Builder).Append(int32(rng.IntN(100)))
+			}
+		}
+		recs = append(recs, b.NewRecord())
+		b.Release()
+		if rows == 0 {
+			break
+		}
+	}
+	return recs
+}
+
+func keyExprs(nkeys int) []*expr.Expr {
+	all := []*expr.Expr{expr.Column(1, "i", tLong), expr.Column(0, "s", tStr), expr.Column(2, "d", tDec)}
+	return all[:nkeys]
+}
+
+type refRow = []any
+
+// refJoin is the nested-loop reference.
+func refJoin(typ operators.JoinType, left, right []refRow, nkeys int, nullSafe []bool, cond bool, naaj bool) []refRow {
+	keyCols := []int{1, 0, 2}[:nkeys]
+	match := func(l, r refRow) bool {
+		for k, c := range keyCols {
+			a, b := l[c], r[c]
+			if a == nil || b == nil {
+				if nullSafe != nil && nullSafe[k] && a == nil && b == nil {
+					continue
+				}
+				return false
+			}
+			if !sameValue(a, b) {
+				return false
+			}
+		}
+		if cond {
+			lv, rv := l[3], r[3]
+			return lv != nil && rv != nil && lv.(int32) < rv.(int32)
+		}
+		return true
+	}
+	nulls := make(refRow, 4)
+	var out []refRow
+	rightMatched := make([]bool, len(right))
+	rightHasNull := false
+	for _, r := range right {
+		if r[keyCols[0]] == nil {
+			rightHasNull = true
+		}
+	}
+	for _, l := range left {
+		any := false
+		for j, r := range right {
+			if match(l, r) {
+				any = true
+				rightMatched[j] = true
+				if typ <= operators.JoinFullOuter {
+					out = append(out, append(slices.Clone(l), r...))
+				}
+			}
+		}
+		switch typ {
+		case operators.JoinLeftOuter, operators.JoinFullOuter:
+			if !any {
+				out = append(out, append(slices.Clone(l), nulls...))
+			}
+		case operators.JoinLeftSemi:
+			if any {
+				out = append(out, slices.Clone(l))
+			}
+		case operators.JoinLeftAnti:
+			keep := !any
+			if naaj && len(right) > 0 && (rightHasNull || l[keyCols[0]] == nil) {
+				keep = false
+			}
+			if keep {
+				out = append(out, slices.Clone(l))
+			}
+		case operators.JoinExistence:
+			out = append(out, append(slices.Clone(l), any))
+		}
+	}
+	if typ == operators.JoinRightOuter || typ == operators.JoinFullOuter {
+		for j, r := range right {
+			if !rightMatched[j] {
+				out = append(out, append(slices.Clone(nulls), r...))
+			}
+		}
+	}
+	return out
+}
+
+func rowKey(r refRow) string {
+	var b strings.Builder
+	for _, v := range r {
+		if x, ok := v.(*big.Int); ok {
+			v = x.String()
+		}
+		fmt.Fprintf(&b, "%v|", v)
+	}
+	return b.String()
+}
+
+func sortedKeys(rows []refRow) []string {
+	ks := make([]string, len(rows))
+	for i, r := range rows {
+		ks[i] = rowKey(r)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func releaseAll(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+var joinTypes = []operators.JoinType{operators.JoinInner, operators.JoinLeftOuter, operators.JoinRightOuter, operators.JoinFullOuter,
+	operators.JoinLeftSemi, operators.JoinLeftAnti, operators.JoinExistence}
+
+type joinScenario struct {
+	name         string
+	lrows, rrows int
+	card         int
+	nullRate     float64
+	nkeys        int
+	nullSafe     bool
+	cond         bool
+	naaj         bool
+	batch        int
+}
+
+func TestHashJoinDifferential(t *testing.T) {
+	scenarios := []joinScenario{
+		{name: "dups and nulls", lrows: 300, rrows: 200, card: 20, nullRate: 0.1, nkeys: 1, batch: 64},
+		{name: "three mixed keys", lrows: 300, rrows: 250, card: 12, nullRate: 0.1, nkeys: 3, batch: 100},
+		{name: "null-safe keys", lrows: 200, rrows: 200, card: 10, nullRate: 0.2, nkeys: 2, nullSafe: true, batch: 50},
+		{name: "condition", lrows: 200, rrows: 150, card: 10, nullRate: 0.1, nkeys: 2, cond: true, batch: 64},
+		{name: "empty right", lrows: 100, rrows: 0, card: 10, nullRate: 0.1, nkeys: 1, batch: 64},
+		{name: "empty left", lrows: 0, rrows: 100, card: 10, nullRate: 0.1, nkeys: 1, batch: 64},
+		{name: "all match", lrows: 60, rrows: 40, card: 1, nkeys: 3, batch: 16},
+		{name: "no match", lrows: 100, rrows: 100, card: 1000000, nkeys: 1, batch: 32},
+		{name: "null-aware anti", lrows: 200, rrows: 100, card: 30, nullRate: 0.05, nkeys: 1, naaj: true, batch: 64},
+		{name: "null-aware anti no nulls", lrows: 200, rrows: 100, card: 30, nkeys: 1, naaj: true, batch: 64},
+		{name: "null-aware anti null probe keys", lrows: 200, rrows: 100, card: 30, nullRate: 0.1, nkeys: 1, naaj: true, batch: 64},
+	}
+	modes := []string{"host-visible", "discrete"}
+	if testing.Short() {
+		modes = modes[:1]
+	}
+	for _, mode := range modes {
+		tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode="+mode)
+		for si, sc := range scenarios {
+			rng := rand.New(rand.NewPCG(uint64(si), 5))
+			lrecs := joinSideRecord(rng, sc.lrows, sc.card, sc.nullRate, sc.batch)
+			rrecs := joinSideRecord(rng, sc.rrows, sc.card, sc.nullRate, sc.batch)
+			if sc.name == "null-aware anti no nulls" || sc.name == "null-aware anti null probe keys" {
+				rrecs = joinSideRecord(rand.New(rand.NewPCG(9, 9)), sc.rrows, sc.card, 0, sc.batch)
+			}
+			left, right := rowsOf(lrecs), rowsOf(rrecs)
+			jts := joinTypes
+			if sc.naaj {
+				jts = []operators.JoinType{operators.JoinLeftAnti}
+			}
+			for _, typ := range jts {
+				for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
+					name := fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build)
+					t.Run(name, func(t *testing.T) {
+						spec := operators.JoinSpec{Type: typ, Build: build, LeftKeys: keyExprs(sc.nkeys), RightKeys: keyExprs(sc.nkeys), NullAwareAnti: sc.naaj}
+						var ns []bool
+						if sc.nullSafe {
+							ns = make([]bool, sc.nkeys)
+							ns[0] = true
+							spec.NullSafe = ns
+						}
+						if sc.cond {
+							spec.Condition = expr.Call(expr.OpLt, tBool, expr.Column(3, "v", tInt), expr.Column(7, "v", tInt))
+						}
+						j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := operators.Collect(context.Background(), j)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer releaseAll(got)
+						for _, r := range got {
+							if !r.Schema().Equal(j.Schema()) {
+								t.Fatalf("batch schema %s, operator's %s", r.Schema(), j.Schema())
+							}
+						}
+						want := refJoin(typ, left, right, sc.nkeys, ns, sc.cond, sc.naaj)
+						g, w := sortedKeys(rowsOf(got)), sortedKeys(want)
+						if !slices.Equal(g, w) {
+							t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
+						}
+					})
+				}
+			}
+			releaseAll(lrecs)
+			releaseAll(rrecs)
+		}
+	}
+}
+
+// A broadcast table shared by several concurrent joins, released by each.
+func TestBroadcastTableConcurrentJoins(t *testing.T) {
+	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
+	rng := rand.New(rand.NewPCG(1, 2))
+	brecs := joinSideRecord(rng, 500, 50, 0.05, 128)
+	defer releaseAll(brecs)
+	ctx := context.Background()
+	table, err := operators.NewBroadcastTable(ctx, tgt, operators.NewRecordSource(joinSchema, brecs...), keyExprs(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := rowsOf(brecs)
+	const joins = 4
+	var wg sync.WaitGroup
+	errs := make([]error, joins)
+	for i := range joins {
+		prng := rand.New(rand.NewPCG(uint64(i), 3))
+		precs := joinSideRecord(prng, 400, 50, 0.05, 100)
+		typ := joinTypes[i%len(joinTypes)]
+		j, err := operators.NewBroadcastHashJoin(tgt, operators.NewRecordSource(joinSchema, precs...), table,
+			operators.JoinSpec{Type: typ, Build: operators.BuildRight, LeftKeys: keyExprs(2), RightKeys: keyExprs(2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refJoin(typ, rowsOf(precs), build, 2, nil, false, false)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer releaseAll(precs)
+			got, err := operators.Collect(ctx, j)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer releaseAll(got)
+			if g, w := sortedKeys(rowsOf(got)), sortedKeys(want); !slices.Equal(g, w) {
+				errs[i] = fmt.Errorf("join %d (%s): %d rows, reference %d", i, typ, len(g), len(w))
+			}
+		}()
+	}
+	table.Release() // the joins hold their own references
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestHashJoinQuotaWithoutSpill(t *testing.T) {
+	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
+	small := tgt.Account
+	tgt.Account = hmem.NewAccount("tiny", 64<<10, small)
+	defer func() { tgt.Account = small }()
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := joinSideRecord(rng, 20000, 1000000, 0, 4096)
+	defer releaseAll(recs)
+	j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, recs[:1]...), operators.NewRecordSource(joinSchema, recs...),
+		operators.JoinSpec{Type: operators.JoinInner, LeftKeys: keyExprs(1), RightKeys: keyExprs(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = operators.Collect(context.Background(), j)
+	if err == nil || !strings.Contains(err.Error(), "HashJoin") || !errors.Is(err, hmem.ErrQuotaExceeded) {
+		t.Fatalf("want a HashJoin quota error, got %v", err)
+	}
+}

@@ -1,0 +1,56 @@
+package scan
+
+import (
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// decodeMetadata returns the metadata the decoder is given: md itself, or
+// a shallow copy whose schema drops the DECIMAL annotation of the top-level
+// INT32 and INT64 columns. pqarrow decodes an annotated column into
+// decimal128 (16 bytes a value, one conversion per value) that the scan
+// then narrows to decimal64; unannotated, the column decodes to plain
+// integers, the unscaled values, which convert relabels (INT64) or widens
+// (INT32) into decimal64 at no or little cost.
+//
+// Only flat schemas whose columns keep all their typing in the logical type
+// (or have none) are rewritten, since the copy rebuilds every top-level
+// node from its logical type; any other schema is decoded as written. The
+// scan's own view of the file (fileSchema, statistics, pruning) always
+// uses md.
+func decodeMetadata(md *metadata.FileMetaData) *metadata.FileMetaData {
+	root := md.Schema.Root()
+	fields := make(schema.FieldList, root.NumFields())
+	changed := false
+	for i := range fields {
+		p, ok := root.Field(i).(*schema.PrimitiveNode)
+		if !ok {
+			return md
+		}
+		logical := p.LogicalType()
+		if logical == nil || (logical.IsNone() && p.ConvertedType() != schema.ConvertedTypes.None) {
+			return md // typed by a converted type alone: not rebuilt
+		}
+		_, isDecimal := logical.(schema.DecimalLogicalType)
+		if isDecimal && (p.PhysicalType() == parquet.Types.Int32 || p.PhysicalType() == parquet.Types.Int64) {
+			logical, changed = schema.NoLogicalType{}, true
+		}
+		n, err := schema.NewPrimitiveNodeLogical(p.Name(), p.RepetitionType(), logical, p.PhysicalType(), p.TypeLength(), p.FieldID())
+		if err != nil {
+			return md
+		}
+		n.ColumnOrder = p.ColumnOrder
+		fields[i] = n
+	}
+	if !changed {
+		return md
+	}
+	g, err := schema.NewGroupNode(root.Name(), root.RepetitionType(), fields, root.FieldID())
+	if err != nil {
+		return md
+	}
+	cp := *md
+	cp.Schema = schema.NewSchema(g)
+	return &cp
+}

@@ -1,0 +1,225 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/race/convert"
+	"github.com/hados-io/hados/race/rules"
+)
+
+// query is one run of a plan: its stages, shuffle directory, broadcast
+// tables, scalar subquery values, task slots and statistics. close
+// releases everything it holds.
+type query struct {
+	env      Env
+	res      *rules.Result
+	cancel   context.CancelFunc
+	dir      string        // shuffle files, removed by close
+	spillDir string        // the tasks' spill directories ("": no spilling), removed by close
+	slots    chan struct{} // concurrent tasks
+	devices  []string
+	slotMem  uint64 // per-task quota when Env.TaskMemory is 0 (per device: see quota)
+	next     atomic.Uint64
+	taskID   atomic.Int64
+	stats    *statsTable
+
+	mu        sync.Mutex
+	stages    []*stage
+	byNode    map[*rules.Node]*stage // exchange (and gather) node → the stage producing it
+	scalars   convert.Bindings
+	scalarMu  sync.Mutex // serialises subquery runs (each runs once)
+	payloads  map[*rules.Node]*rules.Payload
+	inputs    map[*rules.Node]int // RowToColumnar over the host → Env.Inputs index
+	fileCache map[*rules.Node][]string
+	bcast     map[string]*hados.Task
+	closed    bool
+	closeErr  error
+}
+
+func newQuery(env Env, res *rules.Result) (*query, error) {
+	q := &query{env: env, res: res, stats: newStatsTable(), byNode: map[*rules.Node]*stage{},
+		scalars: convert.Bindings{}, payloads: map[*rules.Node]*rules.Payload{}, bcast: map[string]*hados.Task{}}
+	units := env.Runtime.Units()
+	cores := 0
+	if env.Device != "" {
+		u, err := env.Runtime.Unit(env.Device)
+		if err != nil {
+			return nil, err
+		}
+		q.devices = []string{u.Device.Info().Address}
+		cores = max(1, u.Device.Info().Cores)
+	} else {
+		for _, u := range units {
+			q.devices = append(q.devices, u.Device.Info().Address)
+			cores += max(1, u.Device.Info().Cores)
+		}
+	}
+	if len(q.devices) == 0 {
+		return nil, fmt.Errorf("exec: the runtime has no device")
+	}
+	par := env.Parallelism
+	if par <= 0 {
+		par = cores
+	}
+	q.slots = make(chan struct{}, par)
+	q.inputs = numberInputs(res.Root)
+	if len(q.inputs) > len(env.Inputs) {
+		return nil, fmt.Errorf("%w: exec: the plan reads %d host inputs, %d given", ErrNotExecutable, len(q.inputs), len(env.Inputs))
+	}
+	dir, err := tempDir(env.ShuffleDir, "hados-shuffle-")
+	if err != nil {
+		return nil, fmt.Errorf("exec: shuffle directory: %w", err)
+	}
+	q.dir = dir
+	if env.SpillDir != "" {
+		if q.spillDir, err = tempDir(env.SpillDir, "hados-spill-"); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("exec: spill directory: %w", err)
+		}
+	}
+	return q, nil
+}
+
+// numberInputs numbers the RowToColumnar transitions whose child stays on
+// the host, depth first, left to right; a host leaf of no rows
+// (rules.EmptyInput) needs no input: it is read as an empty one.
+func numberInputs(root *rules.Node) map[*rules.Node]int {
+	out := map[*rules.Node]int{}
+	var walk func(n *rules.Node)
+	walk = func(n *rules.Node) {
+		if n.Kind == rules.RowToColumnar && len(n.Children) == 1 && !n.Children[0].Kind.OnDevice() && !n.Children[0].IsEmptyInput() {
+			out[n] = len(out)
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	return out
+}
+
+// quota is a task's memory quota on a device.
+func (q *query) quota(addr string) uint64 {
+	if q.env.TaskMemory > 0 {
+		return q.env.TaskMemory
+	}
+	u, err := q.env.Runtime.Unit(addr)
+	if err != nil {
+		return 0
+	}
+	// the tasks that may run on the device at once, and one more share for
+	// the query's broadcast tables there
+	perDevice := (cap(q.slots)+len(q.devices)-1)/len(q.devices) + 1
+	return u.Device.Info().MemoryBytes / uint64(perDevice)
+}
+
+// runTree runs the stages computing tree and returns its result stage
+// (its records collected to host memory, in partition order).
+func (q *query) runTree(ctx context.Context, tree *rules.Node) (*stage, error) {
+	if err := q.prepareScalars(ctx, tree); err != nil {
+		return nil, err
+	}
+	root, err := q.plan(tree)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.runStages(ctx, root); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// runStages runs root and every stage it depends on, each as soon as its
+// dependencies are done; the first failure cancels the rest.
+func (q *query) runStages(ctx context.Context, root *stage) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var all []*stage
+	seen := map[*stage]bool{}
+	var visit func(s *stage)
+	visit = func(s *stage) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		for _, d := range s.deps {
+			visit(d)
+		}
+		all = append(all, s)
+	}
+	visit(root)
+	var wg sync.WaitGroup
+	for _, s := range all {
+		if !s.start() { // already run (or running) for an earlier tree
+			continue
+		}
+		wg.Add(1)
+		go func(s *stage) {
+			defer wg.Done()
+			err := s.waitDeps(ctx)
+			if err == nil {
+				err = q.runStage(ctx, s)
+			}
+			s.finish(err)
+			if err != nil {
+				cancel(err)
+			}
+		}(s)
+	}
+	wg.Wait()
+	for _, s := range all {
+		if err := s.wait(ctx); err != nil {
+			if c := context.Cause(ctx); c != nil && errors.Is(err, context.Canceled) && !errors.Is(c, context.Canceled) {
+				return c
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// close releases what the query holds: stage outputs, broadcast tables
+// and their tasks, the shuffle directory. It is idempotent and returns
+// the first error (memory a task still held, a file it could not remove).
+func (q *query) close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return q.closeErr
+	}
+	q.closed = true
+	var errs []error
+	for _, s := range q.stages {
+		s.release()
+	}
+	for addr, t := range q.bcast {
+		if err := t.End(); err != nil {
+			errs = append(errs, fmt.Errorf("broadcast tables on device %s: %w", addr, err))
+		}
+	}
+	for _, d := range []string{q.dir, q.spillDir} {
+		if d != "" {
+			errs = append(errs, os.RemoveAll(d))
+		}
+	}
+	for _, in := range q.env.Inputs {
+		if in != nil {
+			errs = append(errs, in.Close())
+		}
+	}
+	q.closeErr = errors.Join(errs...)
+	return q.closeErr
+}
+
+func (q *query) logf(format string, args ...any) {
+	if q.env.Logf != nil {
+		q.env.Logf(format, args...)
+	}
+}

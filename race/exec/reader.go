@@ -1,0 +1,96 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/exchange"
+	"github.com/hados-io/hados/race/rules"
+)
+
+// groupsOf is the reduce partition groups of shuffle leaf n (planGroups).
+func (s *stage) groupsOf(n *rules.Node) [][2]int { return s.groups[n] }
+
+// shuffleRead is the reduce side of an exchange for task p: the reduce
+// partitions of its group, each read from every map output in map order.
+func (b *builder) shuffleRead(n *rules.Node, dep *stage, p int) (operators.Operator, error) {
+	if dep == nil || dep.shuffle == nil {
+		return nil, notExecutable(n, "its map stage did not run")
+	}
+	o := dep.shuffle
+	groups := b.s.groupsOf(n)
+	lo, hi := 0, 0
+	if p >= 0 && p < len(groups) {
+		lo, hi = groups[p][0], groups[p][1]
+	}
+	src := &shuffleSource{out: o, lo: lo, hi: hi, next: lo, mem: b.target.OutputAllocator()}
+	return b.track(label(n)+" read", src, src.extra), nil
+}
+
+// shuffleSource is an operator over reduce partitions [lo, hi) of a
+// shuffle. Its records are allocated from the task's output allocator
+// (device memory on a host-visible device) and owned by the caller.
+type shuffleSource struct {
+	out    *shuffleOut
+	lo, hi int
+	next   int
+	mem    memory.Allocator
+	r      *exchange.ShuffleReader
+	stats  operators.Stats
+	read   exchange.Stats
+}
+
+func (s *shuffleSource) Schema() *arrow.Schema      { return s.out.schema }
+func (s *shuffleSource) Open(context.Context) error { return nil }
+
+func (s *shuffleSource) Next(ctx context.Context) (arrow.Record, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		if s.r == nil {
+			if s.next >= s.hi {
+				return nil, nil
+			}
+			r, err := exchange.NewShuffleReader(s.out.outputs, s.next, s.out.schema, s.mem)
+			if err != nil {
+				return nil, fmt.Errorf("shuffle %d partition %d: %w", s.out.id, s.next, err)
+			}
+			s.r = r
+			s.next++
+		}
+		rec, err := s.r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			s.stats.RowsOut += rec.NumRows()
+			s.stats.Batches++
+			return rec, nil
+		}
+		if err := s.closeReader(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (s *shuffleSource) closeReader() error {
+	if s.r == nil {
+		return nil
+	}
+	st := s.r.Stats()
+	s.read.FileBytes += st.FileBytes
+	s.read.Duration += st.Duration
+	err := s.r.Close()
+	s.r = nil
+	return err
+}
+
+func (s *shuffleSource) Close() error           { return s.closeReader() }
+func (s *shuffleSource) Stats() operators.Stats { return s.stats }
+
+func (s *shuffleSource) extra(o *OperatorStats) { o.Bytes += s.read.FileBytes }
