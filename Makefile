@@ -63,7 +63,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## demo: device discovery, the full diagnostic on the software DPU, and RACE on TPC-H plans
+## demo: device discovery, the diagnostic on the software DPU, RACE on TPC-H plans, Q6 and Q3 executed on the DPUs
 demo: build
 	@echo "== devices (a host-visible and a discrete software DPU) =="
 	HADOS_DEVICES='soft:memory=512MiB;soft:memory=512MiB,mode=discrete' ./$(BIN) devices
@@ -77,9 +77,14 @@ demo: build
 	@echo "== RACE: TPC-H Q6 (a Spark-shaped plan shipped with hados) converted for the DPU =="
 	./$(BIN) explain race/planbuilder/testdata/tpch/q6.json
 	@echo
-	@echo "== TPC-H lineitem at SF 0.1 as Parquet, then Q6 executed on the software DPU =="
-	@test -f $(BUILD)/demo/lineitem/.done || (./$(BIN) gen tpch --sf 0.1 --tables lineitem --out $(BUILD)/demo --quiet && touch $(BUILD)/demo/lineitem/.done)
-	HADOS_DEVICES='soft:memory=1GiB,mode=discrete' ./$(BIN) run race/planbuilder/testdata/tpch/q6.json --warehouse $(BUILD)/demo --metrics
+	@echo "== TPC-H at SF 0.1 as Parquet =="
+	@test -f $(BUILD)/demo/.done || (./$(BIN) gen tpch --sf 0.1 --out $(BUILD)/demo --quiet && touch $(BUILD)/demo/.done)
+	@echo
+	@echo "== Q6 (scan, fused filter, aggregate) on the software DPU =="
+	HADOS_DEVICES='soft:memory=1GiB,mode=discrete' ./$(BIN) run race/planbuilder/testdata/tpch/q6.json --warehouse $(BUILD)/demo
+	@echo
+	@echo "== Q3 (broadcast hash joins, shuffle, aggregate, TopN) on two software DPUs, with metrics =="
+	HADOS_DEVICES='soft:count=2,memory=1GiB' ./$(BIN) run race/planbuilder/testdata/tpch/q3.json --warehouse $(BUILD)/demo --metrics
 	@if [ -d ../shared/spark-plans/tpch ]; then \
 	  echo; echo "== RACE: which of Spark's own TPC-H plans would offload =="; \
 	  ./$(BIN) qualify ../shared/spark-plans/tpch; fi
