@@ -19,7 +19,8 @@ import (
 )
 
 // abiKeys are configuration keys the C ABI reads itself (hados.Config does
-// not know them): the tables' directory and a plan's name.
+// not know them): the tables' directory and a plan's name (and
+// keyMetricsEnabled, metrics.go).
 const (
 	keyWarehouse = "spark.hados.warehouse"
 	keyPlanName  = "spark.hados.plan.name"
@@ -41,6 +42,8 @@ type runtimeState struct {
 	// mu and only while !closing, so shutdown's Wait is race-free.
 	running  sync.WaitGroup
 	nextTask atomic.Int64
+	// metrics is the /metrics endpoint when spark.hados.metrics.enabled.
+	metrics *metricsEndpoint
 }
 
 // errShutDown refuses calls racing hados_shutdown: a use after shutdown.
@@ -113,7 +116,7 @@ func (rs *runtimeState) shutdown() error {
 	for _, h := range plans {
 		release(h)
 	}
-	errs = append(errs, rs.rt.Close())
+	errs = append(errs, rs.metrics.stop(), rs.rt.Close())
 	return errors.Join(errs...)
 }
 
@@ -132,18 +135,28 @@ func hdgo_init(abi C.int, keys, values **C.char, n C.size_t, out **C.hados_runti
 		}
 		cfg := hados.DefaultConfig()
 		rs := &runtimeState{plans: map[cgo.Handle]bool{}, tasks: map[cgo.Handle]*taskState{}}
-		err := eachPair("hados_init", keys, values, n, func(k, v string) error {
-			if k == keyWarehouse {
+		serveMetrics := false
+		err := eachPair("hados_init", keys, values, n, func(k, v string) (err error) {
+			switch k {
+			case keyWarehouse:
 				rs.warehouse = v
-				return nil
+			case keyMetricsEnabled:
+				serveMetrics, err = parseEnabled(v)
+			default:
+				err = cfg.Set(k, v)
 			}
-			return cfg.Set(k, v)
+			return err
 		})
 		if err != nil {
 			return err
 		}
 		if rs.rt, err = hados.Open(cfg, hados.Options{}); err != nil {
 			return err
+		}
+		if serveMetrics {
+			if err := rs.startMetrics(); err != nil {
+				return errors.Join(err, rs.rt.Close())
+			}
 		}
 		*out = C.hd_runtime_handle(C.uintptr_t(newHandle(rs, "hados_runtime")))
 		return nil

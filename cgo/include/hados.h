@@ -118,8 +118,11 @@ const char *hados_last_error(void);
 /* Opens hados (device discovery) with spark.hados.* configuration key/value
    pairs, as an executor plugin's init does; spark.hados.warehouse (the
    directory holding the tables, DIR/<table>/…) is the default of every
-   plan's. abi_version must be HADOS_ABI_VERSION. *out receives the
-   runtime handle. After hados_shutdown, hados_init may be called again. */
+   plan's. spark.hados.metrics.enabled=true also serves Prometheus
+   metrics on spark.hados.metrics.listen (loopback 127.0.0.1:9464 by
+   default; port 0 picks one: see hados_metrics_address) until shutdown.
+   abi_version must be HADOS_ABI_VERSION. *out receives the runtime
+   handle. After hados_shutdown, hados_init may be called again. */
 int hados_init(int abi_version, const char *const *keys, const char *const *values, size_t n,
                hados_runtime **out);
 
@@ -129,6 +132,10 @@ int hados_device_count(hados_runtime *rt, size_t *out);
 /* JSON array describing the devices (address, driver, mode, memory…);
    free with hados_free_string. */
 int hados_devices_json(hados_runtime *rt, char **out_json);
+
+/* The address the metrics endpoint listens on ("" when it is off); free
+   with hados_free_string. */
+int hados_metrics_address(hados_runtime *rt, char **out_addr);
 
 /* Frees a string returned by hados. NULL is ignored. */
 void hados_free_string(char *s);

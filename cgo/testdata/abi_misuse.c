@@ -4,13 +4,19 @@
    twice, calls out of order. Usage: abi_misuse [WAREHOUSE Q6.json
    HOST-ROWS.json] (the plan and task part needs the TPC-H tables). Prints
    "ok" and exits 0 when every check passed. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "hados.h"
 #include "harness.h"
 #include "arrow_rows.h"
 
 static void plans_and_tasks(const char *warehouse, const char *q6_path, const char *rows_path);
+static void metrics_endpoint(void);
 
 int main(int argc, char **argv) {
   CHECK(hados_abi_version() == HADOS_ABI_VERSION, "abi version %d", hados_abi_version());
@@ -53,6 +59,12 @@ int main(int argc, char **argv) {
   const char *devv[] = {"plugin:/nonexistent.so"};
   CHECK(hados_init(HADOS_ABI_VERSION, devk, devv, 1, &rt2) != HADOS_OK && contains(hados_last_error(), "nonexistent.so"),
         "missing plugin");
+
+  /* the metrics endpoint: off unless enabled; on, it answers GET /metrics */
+  char *addr = NULL;
+  CHECK(hados_metrics_address(rt, &addr) == HADOS_OK && strcmp(addr, "") == 0, "metrics off: %s", addr);
+  hados_free_string(addr);
+  metrics_endpoint();
 
   /* shutdown nulls the handle; a second shutdown and use after shutdown are errors */
   hados_runtime *stale = rt;
@@ -232,4 +244,39 @@ static void plans_and_tasks(const char *warehouse, const char *q6_path, const ch
   CHECK(hados_task_end(&open_task) == HADOS_ERR_INVALID, "task after shutdown");
   CHECK(hados_plan_explain(open_plan, &s) == HADOS_ERR_INVALID, "plan after shutdown");
   CHECK(hados_plan_destroy(&open_plan) == HADOS_ERR_INVALID, "destroy after shutdown");
+}
+
+/* spark.hados.metrics.enabled serves /metrics on the listen address (port
+   0: a free one, read back with hados_metrics_address) until shutdown. */
+static void metrics_endpoint(void) {
+  const char *k[] = {"spark.hados.devices", "spark.hados.metrics.enabled", "spark.hados.metrics.listen"};
+  const char *v[] = {"soft:memory=16MiB", "true", "127.0.0.1:0"};
+  hados_runtime *rt = NULL;
+  CHECK(hados_init(HADOS_ABI_VERSION, k, v, 3, &rt) == HADOS_OK, "init with metrics: %s", hados_last_error());
+  char *addr = NULL;
+  CHECK(hados_metrics_address(rt, &addr) == HADOS_OK && strncmp(addr, "127.0.0.1:", 10) == 0, "metrics address %s", addr);
+  int port = atoi(addr + 10);
+  hados_free_string(addr);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {0};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons((uint16_t)port);
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect to metrics port %d", port);
+  const char *req = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  CHECK(write(fd, req, strlen(req)) == (ssize_t)strlen(req), "send request");
+  static char resp[1 << 20];
+  size_t got = 0;
+  ssize_t r;
+  while (got < sizeof resp - 1 && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0) got += (size_t)r;
+  resp[got] = 0;
+  close(fd);
+  CHECK(contains(resp, "200 OK") && contains(resp, "hados_device_memory"), "metrics response: %.200s", resp);
+  const char *bad[] = {"spark.hados.metrics.enabled"};
+  const char *badv[] = {"maybe"};
+  hados_runtime *rt2 = NULL;
+  CHECK(hados_init(HADOS_ABI_VERSION, bad, badv, 1, &rt2) == HADOS_ERR_INVALID &&
+            contains(hados_last_error(), "spark.hados.metrics.enabled"),
+        "bad metrics flag");
+  CHECK(hados_shutdown(&rt) == HADOS_OK, "shutdown with metrics: %s", hados_last_error());
 }
