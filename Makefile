@@ -12,7 +12,7 @@ FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImp
              ./operators/types:FuzzParse ./operators/types:FuzzParseStruct \
              ./operators/write:FuzzEscapePathName ./operators/write:FuzzUnescapePathName \
              ./operators/exchange:FuzzDecodeBlock ./operators/exchange:FuzzParseIndex ./operators/exchange:FuzzDecodeIPC \
-             ./operators/scan:FuzzScan ./operators/spill:FuzzRunReader \
+             ./operators/scan:FuzzScan ./operators/spill:FuzzRunReader ./operators:FuzzCastStringInt \
              ./device/soft:FuzzPipelineDescriptor ./device/soft:FuzzAggUpdate ./device/soft:FuzzJoinDescriptor \
              ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode \
              ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress \
@@ -35,14 +35,16 @@ all: build
 build:
 	$(GO) build $(GOFLAGS) -o $(BIN) ./cmd/hados
 
-## test: every test (the command CI runs), then the TPC-H conformance suites against DuckDB
+## test: every test (the command CI runs), the TPC-H conformance suites against DuckDB, and each
+## fuzz target for a few seconds
 test:
 	$(GO) test $(GOFLAGS) -count=1 ./...
 	$(MAKE) conformance
+	$(MAKE) fuzz-ci
 
-## conformance: TPC-H at SF 0.01 through hados equals DuckDB (the bench module; Spark's plans need ../shared)
+## conformance: TPC-H at SF 0.01 through hados equals DuckDB, Parquet interop with DuckDB (the bench module; Spark's plans need ../shared)
 conformance:
-	cd bench && $(GO) test $(GOFLAGS) -count=1 ./conformance/
+	cd bench && $(GO) test $(GOFLAGS) -count=1 ./conformance/ ./interop/ ./duckdb/ ./cmd/duckbench/
 
 ## test-race: every test under the race detector
 test-race:
@@ -123,7 +125,7 @@ fuzz:
 	  case $$pkg in ./bench/*) dir=bench; pkg=./$${pkg#./bench/};; esac; \
 	  echo "fuzz $$t"; (cd $$dir && $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg) || exit 1; done
 
-## fuzz-ci: each fuzz target for FUZZCITIME (what CI runs after the tests)
+## fuzz-ci: each fuzz target for FUZZCITIME (the last part of `make test`)
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZCITIME) FUZZFLAGS='-fuzzminimizetime=20x $(FUZZFLAGS)'
 

@@ -215,8 +215,10 @@ func (t *taskState) run() (*exec.Result, error) {
 		return nil, err
 	}
 	m := &t.metrics
+	// the executor's own tasks run in the task's FAIR pool and are numbered
+	// under the Spark task's id (task 7's are 7<<16+1, 7<<16+2, …)
 	env := exec.Env{Runtime: t.rs.rt, Warehouse: t.plan.warehouse, Device: m.Devices[0], Parallelism: 1,
-		Inputs: make([]operators.Operator, len(t.inputs))}
+		Inputs: make([]operators.Operator, len(t.inputs)), Pool: m.Pool, TaskIDBase: m.TaskID << 16}
 	for i, in := range t.inputs {
 		env.Inputs[i] = in
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/operators/expr"
@@ -83,9 +84,21 @@ type HashAggregate struct {
 
 // emitCol is one column AGG_EMIT writes; hidden ones (the isEmpty flag of
 // an avg's decimal sum, which Spark's avg buffer lacks) are dropped.
+//
+// nullIsZero marks the double sum of an avg. Spark's Average buffer starts
+// at (sum = 0.0, count = 0) and its sum never becomes null (Average.scala:
+// initialValues Literal.default(sumType), update sum + coalesce(x, 0.0),
+// merge sum.left + sum.right), while the device's SUM is null until a
+// non-null input arrives, like Spark's Sum. A null there means "no input"
+// and is emitted as 0.0: otherwise a group whose inputs are all null (or
+// the global group of an empty input) would hand Spark's Final a null sum,
+// which nulls the merged average of the whole group. The decimal sum of an
+// avg needs no fix: the device's decimal SUM starts at 0 (with an isEmpty
+// flag, as Spark's decimal Sum) and is null only after an overflow.
 type emitCol struct {
-	dt     types.DataType
-	hidden bool
+	dt         types.DataType
+	hidden     bool
+	nullIsZero bool
 }
 
 // NewHashAggregate builds the operator; names name the output columns
@@ -210,7 +223,7 @@ func (h *HashAggregate) Compile() error {
 			if g.OutVType, err = pipeline.VTypeOf(out); err != nil {
 				return err
 			}
-			h.emits = append(h.emits, emitCol{dt: out})
+			h.emits = append(h.emits, emitCol{dt: out, nullIsZero: c.Func == "avg" && fn == "sum" && out.Kind == types.Double})
 			if fn == "sum" && out.Kind == types.Decimal {
 				g.Flags |= device.AggDecimal // the device adds an isEmpty column
 				if c.Func == "sum" {
@@ -254,9 +267,11 @@ func (h *HashAggregate) Compile() error {
 
 // avgSumInput is the value an avg's sum adds up in update mode. Spark's
 // Average over an integral or float input keeps a double sum
-// (sum + cast(x as double)), so the input is cast to double before the
-// device SUM (which adds integers into integers only); a decimal average
-// keeps its decimal sum, and merged buffers are already the sum's type.
+// (sum + coalesce(cast(x as double), 0.0)), so the input is cast to double
+// before the device SUM (which adds integers into integers only); null
+// inputs add nothing, and a sum that saw none is made Spark's 0.0 at emit
+// (emitCol.nullIsZero). A decimal average keeps its decimal sum, and merged
+// buffers are already the sum's type.
 func avgSumInput(c AggCall, mode AggMode, fn string, in *expr.Expr) *expr.Expr {
 	if c.Func != "avg" || fn != "sum" || mode != AggUpdate || in == nil || in.Type.Kind == types.Decimal || in.Type == types.DoubleType {
 		return in
@@ -487,6 +502,9 @@ func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, state device.A
 			}
 			return nil, 0, err
 		}
+		if h.emits[i].nullIsZero {
+			a = zeroNullDoubles(a)
+		}
 		arrays = append(arrays, a)
 	}
 	rec := array.NewRecord(h.out, arrays, int64(n))
@@ -524,4 +542,25 @@ func (h *HashAggregate) freeStates() error {
 	}
 	h.states = h.states[:0]
 	return err
+}
+
+// zeroNullDoubles returns a float64 array like a with its nulls replaced by
+// 0.0 (no validity bitmap), taking over a. The values are rewritten in
+// place: a is a fresh emit output the caller owns alone.
+func zeroNullDoubles(a arrow.Array) arrow.Array {
+	if a.NullN() == 0 {
+		return a
+	}
+	f := a.(*array.Float64)
+	vals := f.Float64Values()
+	for i := range vals {
+		if f.IsNull(i) {
+			vals[i] = 0
+		}
+	}
+	d := a.Data()
+	nd := array.NewData(d.DataType(), d.Len(), []*memory.Buffer{nil, d.Buffers()[1]}, nil, 0, d.Offset())
+	a.Release()
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }

@@ -194,20 +194,9 @@ func (h *HashAggregate) writePartitioned(rec arrow.Record) error {
 	for i, v := range ids {
 		ids[i] = exchange.Pmod(v, int32(len(s.writers)))
 	}
-	parts, err := exchange.Partition(rec, ids, len(s.writers), memory.DefaultAllocator)
-	if err != nil {
-		return fmt.Errorf("hash aggregate: spill: %w", err)
-	}
-	for p, r := range parts {
-		if r == nil {
-			continue
-		}
-		if err == nil {
-			err = s.writers[p].Write(r)
-		}
-		r.Release()
-	}
-	return err
+	return writePartitions("hash aggregate: spill", rec, ids, len(s.writers), func(p int, part arrow.Record) error {
+		return s.writers[p].Write(part)
+	})
 }
 
 // nextSpilled returns the results of a spilled aggregation: at the end of

@@ -96,12 +96,6 @@ func spillData(seed uint64, batches, rows, groups int) []arrow.Record {
 	return out
 }
 
-func release(recs []arrow.Record) {
-	for _, r := range recs {
-		r.Release()
-	}
-}
-
 // aggCase is one aggregation: its keys, calls and mode over an input.
 type aggCase struct {
 	keys  []*expr.Expr
@@ -284,7 +278,7 @@ const spillQuota = 8 << 20
 
 func TestHashAggregateSpillPartial(t *testing.T) {
 	recs := spillData(1, 6, 5000, 12000)
-	defer release(recs)
+	defer releaseAll(recs)
 	for _, mode := range []string{"host-visible", "discrete"} {
 		t.Run(mode, func(t *testing.T) {
 			c := aggCase{keys: []*expr.Expr{colK1, colK2}, calls: updateCalls(false), mode: operators.AggUpdate}
@@ -300,7 +294,7 @@ func TestHashAggregateSpillPartial(t *testing.T) {
 // order with or without spilling.
 func TestHashAggregateSpillFirst(t *testing.T) {
 	recs := spillData(2, 5, 4000, 9000)
-	defer release(recs)
+	defer releaseAll(recs)
 	c := aggCase{keys: []*expr.Expr{colK2, colK1}, calls: updateCalls(true), mode: operators.AggUpdate}
 	checkSpilled(t, "soft:memory=256MiB,cores=1", 4<<20, c, recs)
 }
@@ -309,7 +303,7 @@ func TestHashAggregateSpillFirst(t *testing.T) {
 // after a Filter): a failed update's resume point is found by counting.
 func TestHashAggregateSpillFiltered(t *testing.T) {
 	recs := spillData(3, 4, 6000, 12000)
-	defer release(recs)
+	defer releaseAll(recs)
 	where := expr.Call(expr.OpGt, types.BooleanType, colV, expr.Literal(int64(-3e11), types.LongType))
 	c := aggCase{keys: []*expr.Expr{colK1, colK2}, calls: updateCalls(false), mode: operators.AggUpdate, where: where}
 	checkSpilled(t, "soft:memory=256MiB,cores=2", spillQuota, c, recs)
@@ -319,7 +313,7 @@ func TestHashAggregateSpillFiltered(t *testing.T) {
 // partial aggregation of each batch separately, then a spilling merge.
 func TestHashAggregateSpillFinal(t *testing.T) {
 	recs := spillData(4, 6, 5000, 12000)
-	defer release(recs)
+	defer releaseAll(recs)
 	cfg := "soft:memory=256MiB,cores=2"
 	partial := aggCase{keys: []*expr.Expr{colK1, colK2}, calls: updateCalls(false), mode: operators.AggUpdate}
 	roomy := spillTarget(t, cfg, 0, "")
@@ -338,7 +332,7 @@ func TestHashAggregateSpillFinal(t *testing.T) {
 			o.Release()
 		}
 	}
-	defer release(parts)
+	defer releaseAll(parts)
 	schema := parts[0].Schema()
 	final := mergeCase(partial, schema)
 	want, _, err := final.run(t, spillTarget(t, cfg, 0, ""), schema, parts)
@@ -392,7 +386,7 @@ func release2(a []arrow.Array) {
 func TestHashAggregateSpillRecursive(t *testing.T) {
 	defer operators.SetSpillPartitions(2)()
 	recs := spillData(5, 8, 5000, 60000)
-	defer release(recs)
+	defer releaseAll(recs)
 	c := aggCase{keys: []*expr.Expr{colK1, colK2}, calls: updateCalls(false)[:4], mode: operators.AggUpdate}
 	_, st := checkSpilled(t, "soft:memory=256MiB,cores=2", 4<<20, c, recs)
 	if st.SpillFiles <= 4 { // 2 runs of the first level, each a data and an index file
@@ -404,7 +398,7 @@ func TestHashAggregateSpillRecursive(t *testing.T) {
 // names the operator, the budget and why it could not spill.
 func TestHashAggregateQuotaExceeded(t *testing.T) {
 	recs := spillData(6, 3, 5000, 12000)
-	defer release(recs)
+	defer releaseAll(recs)
 	tgt := spillTarget(t, "soft:memory=256MiB,cores=2", spillQuota, "")
 	c := aggCase{keys: []*expr.Expr{colK1, colK2}, calls: updateCalls(false), mode: operators.AggUpdate}
 	_, _, err := c.run(t, tgt, spillSchema, recs)
@@ -529,13 +523,7 @@ func refAggregate(t *testing.T, recs []arrow.Record) [][]any {
 		if a.anyD {
 			maxD = a.maxD
 		}
-		// The device's double avg buffer has a null sum for a group without
-		// input, where Spark's starts at 0.0 (the final avg is null either
-		// way); the reference follows the device here.
-		var avgF any
-		if a.avgFN > 0 {
-			avgF = a.avgF
-		}
+		avgF := a.avgF // Spark's double avg sum starts at 0.0: never null
 		rows = append(rows, []any{a.k1, a.k2, a.n, a.nv, sum, a.sumD, !a.anyD, a.avgSum, a.avgN, avgF, a.avgFN, a.minS, a.maxS, maxD})
 	}
 	return rows

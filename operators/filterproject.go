@@ -194,57 +194,36 @@ func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, s
 	parts := f.t.parts(rows)
 	o := newOutputs(f.t)
 	defer o.release()
+	vts := make([]device.VType, len(f.proj))
+	for j := range vts {
+		vts[j] = f.tmpl.RegTypes[f.regs[j]]
+	}
 	cols := make([][]*outColumn, len(parts))
 	ops := make([]device.Op, len(parts))
 	for i, pr := range parts {
-		n := pr[1] - pr[0]
-		descs := make([]device.Column, len(f.proj))
-		for j := range f.proj {
-			c, err := o.newColumn(f.out.Field(j).Type, f.tmpl.RegTypes[f.regs[j]], n, strCap)
-			if err != nil {
-				return nil, err
-			}
-			cols[i] = append(cols[i], c)
-			descs[j] = c.desc()
-		}
-		spec, err := f.t.upload(ctx, device.EncodeColumns(descs, uint64(n)))
-		if err != nil {
+		var spec device.Addr
+		var err error
+		if cols[i], spec, err = o.newPart(ctx, f.out, vts, pr[1]-pr[0], strCap); err != nil {
 			return nil, err
 		}
-		defer spec.Free()
-		ops[i] = pipelineOp(desc, pr[0], pr[1], spec.Addr)
+		ops[i] = pipelineOp(desc, pr[0], pr[1], spec)
 	}
 	res, errs := f.t.exec(ctx, ops)
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
 	var recs []arrow.Record
-	release := func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}
 	for i := range parts {
 		n := int(res[i])
 		if n == 0 {
 			continue
 		}
-		arrays := make([]arrow.Array, len(cols[i]))
-		for j, c := range cols[i] {
-			a, err := o.array(ctx, c, n)
-			if err != nil {
-				for _, x := range arrays[:j] {
-					x.Release()
-				}
-				release()
-				return nil, err
-			}
-			arrays[j] = a
+		rec, err := o.record(ctx, f.out, cols[i], n)
+		if err != nil {
+			releaseRecords(recs)
+			return nil, err
 		}
-		recs = append(recs, array.NewRecord(f.out, arrays, int64(n)))
-		for _, a := range arrays {
-			a.Release()
-		}
+		recs = append(recs, rec)
 		f.stats.RowsOut += int64(n)
 	}
 	f.stats.Batches++
@@ -255,9 +234,7 @@ func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, s
 func (f *FilterProject) Stats() Stats { return f.stats }
 
 func (f *FilterProject) Close() error {
-	for _, r := range f.pending {
-		r.Release()
-	}
+	releaseRecords(f.pending)
 	f.pending = nil
 	return f.child.Close()
 }

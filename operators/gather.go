@@ -183,13 +183,9 @@ func (g *gatherer) one(ctx context.Context, rows device.Addr, n int) (arrow.Reco
 	}
 	o := newOutputs(g.t)
 	defer o.release()
-	cols := make([]*outColumn, len(g.vts))
-	for j, vt := range g.vts {
-		c, err := o.newColumn(g.out.Field(j).Type, vt, n, 0)
-		if err != nil {
-			return nil, err
-		}
-		cols[j] = c
+	cols, _, err := o.newColumns(g.out, g.vts, n, 0)
+	if err != nil {
+		return nil, err
 	}
 	ops := make([]device.Op, 0, len(parts))
 	for _, pr := range parts {
@@ -217,31 +213,11 @@ func (g *gatherer) one(ctx context.Context, rows device.Addr, n int) (arrow.Reco
 	if _, errs := g.t.exec(ctx, ops); firstError(errs) != nil {
 		return nil, wrapOp("gather", firstError(errs))
 	}
-	return g.record(ctx, o, cols, n)
+	return o.record(ctx, g.out, cols, n)
 }
 
 func (g *gatherer) op(rows device.Addr, n int, spec device.Addr) device.Op {
 	return device.Op{Code: device.OpGather, Src: g.desc.Addr, Len: g.desc.Size, Args: [4]uint64{uint64(rows), uint64(n), uint64(spec)}}
-}
-
-// record builds the Arrow record of n rows of the output columns.
-func (g *gatherer) record(ctx context.Context, o *outputs, cols []*outColumn, n int) (arrow.Record, error) {
-	arrays := make([]arrow.Array, len(cols))
-	for j, c := range cols {
-		a, err := o.array(ctx, c, n)
-		if err != nil {
-			for _, x := range arrays[:j] {
-				x.Release()
-			}
-			return nil, err
-		}
-		arrays[j] = a
-	}
-	rec := array.NewRecord(g.out, arrays, int64(n))
-	for _, a := range arrays {
-		a.Release()
-	}
-	return rec, nil
 }
 
 // batches gathers each range [lo, hi) of the row numbers at rows into its
@@ -277,21 +253,12 @@ func (g *gatherer) tryBatches(ctx context.Context, rows device.Addr, ranges [][2
 	ops := make([]device.Op, len(ranges))
 	for i, r := range ranges {
 		n := r[1] - r[0]
-		descs := make([]device.Column, len(g.vts))
-		for j, vt := range g.vts {
-			c, err := o.newColumn(g.out.Field(j).Type, vt, n, caps[i])
-			if err != nil {
-				return nil, nil, err
-			}
-			cols[i] = append(cols[i], c)
-			descs[j] = c.desc()
-		}
-		spec, err := g.t.upload(ctx, device.EncodeColumns(descs, uint64(n)))
-		if err != nil {
+		var spec device.Addr
+		var err error
+		if cols[i], spec, err = o.newPart(ctx, g.out, g.vts, n, caps[i]); err != nil {
 			return nil, nil, err
 		}
-		defer spec.Free()
-		ops[i] = g.op(rows+device.Addr(4*r[0]), n, spec.Addr)
+		ops[i] = g.op(rows+device.Addr(4*r[0]), n, spec)
 	}
 	res, errs := g.t.exec(ctx, ops)
 	if err := firstError(errs); err != nil {
@@ -305,11 +272,9 @@ func (g *gatherer) tryBatches(ctx context.Context, rows device.Addr, ranges [][2
 	}
 	recs := make([]arrow.Record, 0, len(ranges))
 	for i, r := range ranges {
-		rec, err := g.record(ctx, o, cols[i], r[1]-r[0])
+		rec, err := o.record(ctx, g.out, cols[i], r[1]-r[0])
 		if err != nil {
-			for _, x := range recs {
-				x.Release()
-			}
+			releaseRecords(recs)
 			return nil, nil, err
 		}
 		recs = append(recs, rec)

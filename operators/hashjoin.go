@@ -264,12 +264,6 @@ func collectBuild(ctx context.Context, t *Target, op Operator) (arrow.Record, er
 	return concatBuild(t, op.Schema(), recs)
 }
 
-func releaseRecords(recs []arrow.Record) {
-	for _, r := range recs {
-		r.Release()
-	}
-}
-
 // recordsSize is the rows and buffer bytes of recs.
 func recordsSize(recs []arrow.Record) (rows int, bytes uint64) {
 	for _, r := range recs {

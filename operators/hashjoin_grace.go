@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	hmem "github.com/hados-io/hados/memory"
-	"github.com/hados-io/hados/operators/exchange"
 	"github.com/hados-io/hados/operators/spill"
 )
 
@@ -252,25 +250,15 @@ func (g *graceJoin) write(rec arrow.Record, build bool) error {
 	}
 	data := dataRecord(rec, s.data)
 	defer data.Release()
-	parts, err := exchange.Partition(data, ids, g.parts+2, memory.DefaultAllocator)
-	if err != nil {
-		return fmt.Errorf("hash join: grace partitioning: %w", err)
-	}
-	for p, r := range parts {
-		if r == nil {
-			continue
+	return writePartitions("hash join: grace partitioning", data, ids, g.parts+2, func(p int, part arrow.Record) error {
+		switch {
+		case p < g.parts:
+			return ws[p].Write(part)
+		case int32(p) == held:
+			return g.held.Write(part)
 		}
-		if err == nil {
-			switch {
-			case p < g.parts:
-				err = ws[p].Write(r)
-			case int32(p) == held:
-				err = g.held.Write(r)
-			}
-		}
-		r.Release()
-	}
-	return err
+		return nil // the dropped rows
+	})
 }
 
 // emptyResult: a null-aware anti join whose right side has rows and a

@@ -15,7 +15,6 @@ import (
 	hmem "github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/exchange"
-	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/operators/spill"
 )
 
@@ -115,26 +114,13 @@ func TestHashJoinGrace(t *testing.T) {
 				rrecs = joinSideRecord(rng, sc.rrows, sc.card, 0, sc.batch)
 			}
 			left, right := rowsOf(lrecs), rowsOf(rrecs)
-			jts := joinTypes
-			if sc.naaj {
-				jts = []operators.JoinType{operators.JoinLeftAnti}
-			}
-			for _, typ := range jts {
+			for _, typ := range sc.types() {
 				for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
 					if sc.rrows == 0 && build == operators.BuildRight {
 						continue // an empty build side fits
 					}
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build), func(t *testing.T) {
-						spec := operators.JoinSpec{Type: typ, Build: build, LeftKeys: keyExprs(sc.nkeys), RightKeys: keyExprs(sc.nkeys), NullAwareAnti: sc.naaj}
-						var ns []bool
-						if sc.nullSafe {
-							ns = make([]bool, sc.nkeys)
-							ns[0] = true
-							spec.NullSafe = ns
-						}
-						if sc.cond {
-							spec.Condition = expr.Call(expr.OpLt, tBool, expr.Column(3, "v", tInt), expr.Column(7, "v", tInt))
-						}
+						spec := sc.spec(typ, build)
 						newJoin := func() *operators.HashJoin {
 							j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
 							if err != nil {
@@ -160,7 +146,7 @@ func TestHashJoinGrace(t *testing.T) {
 						if slices.Max(append(batches, 0)) > 1000 {
 							t.Errorf("an output batch of %d rows", slices.Max(batches))
 						}
-						want := sortedKeys(refJoin(typ, left, right, sc.nkeys, ns, sc.cond, sc.naaj))
+						want := sortedKeys(sc.reference(typ, left, right))
 						if g, m := sortedKeys(got), sortedKeys(mem); !slices.Equal(g, m) {
 							for i := range g {
 								if i < len(m) && g[i] != m[i] {
@@ -186,11 +172,7 @@ func TestHashJoinGrace(t *testing.T) {
 func TestHashJoinGraceRecursive(t *testing.T) {
 	defer operators.SetGracePartitionLimit(2)()
 	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
-	rng := rand.New(rand.NewPCG(3, 3))
-	lrecs := joinSideRecord(rng, 2000, 1500, 0.02, 250)
-	rrecs := joinSideRecord(rng, 4000, 1500, 0.02, 250)
-	defer releaseAll(lrecs)
-	defer releaseAll(rrecs)
+	lrecs, rrecs := joinSides(t, 3, 2000, 4000, 1500, 0.02, 250)
 	for _, typ := range []operators.JoinType{operators.JoinFullOuter, operators.JoinLeftAnti} {
 		check := graceTarget(t, tgt, 48<<10)
 		j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...),

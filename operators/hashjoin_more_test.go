@@ -25,8 +25,9 @@ import (
 
 var updateJoinGolden = flag.Bool("update-join-golden", false, "rewrite testdata/hashjoin_small.golden")
 
-// refJoinBy is a nested-loop join of any key functions (no null-safe keys,
-// no condition): a key with a nil value matches nothing.
+// refJoinBy is a nested-loop join of joinSchema rows by any key functions
+// (no null-safe keys, no condition): a key with a nil value matches
+// nothing.
 func refJoinBy(typ operators.JoinType, left, right []refRow, lkey, rkey func(refRow) []any) []refRow {
 	match := func(l, r refRow) bool {
 		a, b := lkey(l), rkey(r)
@@ -37,37 +38,7 @@ func refJoinBy(typ operators.JoinType, left, right []refRow, lkey, rkey func(ref
 		}
 		return true
 	}
-	lnulls, rnulls := make(refRow, len(left[0])), make(refRow, len(right[0]))
-	var out []refRow
-	rightMatched := make([]bool, len(right))
-	for _, l := range left {
-		any := false
-		for j, r := range right {
-			if match(l, r) {
-				any = true
-				rightMatched[j] = true
-				if typ <= operators.JoinFullOuter {
-					out = append(out, append(slices.Clone(l), r...))
-				}
-			}
-		}
-		switch {
-		case !any && (typ == operators.JoinLeftOuter || typ == operators.JoinFullOuter):
-			out = append(out, append(slices.Clone(l), rnulls...))
-		case any && typ == operators.JoinLeftSemi, !any && typ == operators.JoinLeftAnti:
-			out = append(out, slices.Clone(l))
-		case typ == operators.JoinExistence:
-			out = append(out, append(slices.Clone(l), any))
-		}
-	}
-	if typ == operators.JoinRightOuter || typ == operators.JoinFullOuter {
-		for j, r := range right {
-			if !rightMatched[j] {
-				out = append(out, append(slices.Clone(lnulls), r...))
-			}
-		}
-	}
-	return out
+	return nestedLoopJoin(typ, left, right, match, nil)
 }
 
 // Keys that are expressions (i + 1 on the left against i on the right,
@@ -75,11 +46,7 @@ func refJoinBy(typ operators.JoinType, left, right []refRow, lkey, rkey func(ref
 // the computed key columns through a projection and drops them again.
 func TestHashJoinKeyExpressions(t *testing.T) {
 	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
-	rng := rand.New(rand.NewPCG(7, 7))
-	lrecs := joinSideRecord(rng, 300, 40, 0.1, 64)
-	rrecs := joinSideRecord(rng, 200, 40, 0.1, 64)
-	defer releaseAll(lrecs)
-	defer releaseAll(rrecs)
+	lrecs, rrecs := joinSides(t, 7, 300, 200, 40, 0.1, 64)
 	left, right := rowsOf(lrecs), rowsOf(rrecs)
 	iCol := expr.Column(1, "i", tLong)
 	plus1 := expr.Call(expr.OpAdd, tLong, iCol, expr.Literal(int64(1), tLong))
@@ -190,11 +157,7 @@ func dictEncode(t *testing.T, recs []arrow.Record) []arrow.Record {
 // the plain strings' result, as utf8 columns.
 func TestHashJoinDictionaryStrings(t *testing.T) {
 	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
-	rng := rand.New(rand.NewPCG(8, 8))
-	lrecs := joinSideRecord(rng, 300, 12, 0.1, 100)
-	rrecs := joinSideRecord(rng, 250, 12, 0.1, 100)
-	defer releaseAll(lrecs)
-	defer releaseAll(rrecs)
+	lrecs, rrecs := joinSides(t, 8, 300, 250, 12, 0.1, 100)
 	ldict, rdict := dictEncode(t, lrecs), dictEncode(t, rrecs)
 	defer releaseAll(ldict)
 	defer releaseAll(rdict)
@@ -236,16 +199,9 @@ func TestHashJoinDictionaryStrings(t *testing.T) {
 // the shared table.
 func TestBroadcastTableBuildLeft(t *testing.T) {
 	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
-	rng := rand.New(rand.NewPCG(9, 1))
-	brecs := joinSideRecord(rng, 400, 60, 0.05, 128)
-	defer releaseAll(brecs)
 	ctx := context.Background()
-	table, err := operators.NewBroadcastTable(ctx, tgt, operators.NewRecordSource(joinSchema, brecs...), keyExprs(2), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	table, build := broadcastSide(t, tgt, rand.New(rand.NewPCG(9, 1)), 400, 60)
 	defer table.Release()
-	build := rowsOf(brecs)
 	for i, typ := range joinTypes {
 		prng := rand.New(rand.NewPCG(uint64(i), 9))
 		precs := joinSideRecord(prng, 300, 60, 0.05, 100)

@@ -80,6 +80,20 @@ func joinSideRecord(rng *rand.Rand, rows, card int, nullRate float64, batch int)
 	return recs
 }
 
+// joinSides generates a left and a right side (lrows and rrows rows) with
+// one generator seeded (seed, seed), as joinSideRecord does; they are
+// released when the test ends.
+func joinSides(t *testing.T, seed uint64, lrows, rrows, card int, nullRate float64, batch int) (left, right []arrow.Record) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	left = joinSideRecord(rng, lrows, card, nullRate, batch)
+	right = joinSideRecord(rng, rrows, card, nullRate, batch)
+	t.Cleanup(func() {
+		releaseAll(left)
+		releaseAll(right)
+	})
+	return left, right
+}
+
 func keyExprs(nkeys int) []*expr.Expr {
 	all := []*expr.Expr{expr.Column(1, "i", tLong), expr.Column(0, "s", tStr), expr.Column(2, "d", tDec)}
 	return all[:nkeys]
@@ -87,7 +101,9 @@ func keyExprs(nkeys int) []*expr.Expr {
 
 type refRow = []any
 
-// refJoin is the nested-loop reference.
+// refJoin is the nested-loop reference over joinSchema rows: the keys are
+// the first nkeys of keyExprs, nullSafe marks keys where null matches null,
+// cond adds left.v < right.v, and naaj makes LeftAnti null-aware (NOT IN).
 func refJoin(typ operators.JoinType, left, right []refRow, nkeys int, nullSafe []bool, cond bool, naaj bool) []refRow {
 	keyCols := []int{1, 0, 2}[:nkeys]
 	match := func(l, r refRow) bool {
@@ -109,15 +125,32 @@ func refJoin(typ operators.JoinType, left, right []refRow, nkeys int, nullSafe [
 		}
 		return true
 	}
-	nulls := make(refRow, 4)
-	var out []refRow
-	rightMatched := make([]bool, len(right))
 	rightHasNull := false
 	for _, r := range right {
 		if r[keyCols[0]] == nil {
 			rightHasNull = true
 		}
 	}
+	keepAnti := func(l refRow, matched bool) bool {
+		if naaj && len(right) > 0 && (rightHasNull || l[keyCols[0]] == nil) {
+			return false
+		}
+		return !matched
+	}
+	return nestedLoopJoin(typ, left, right, match, keepAnti)
+}
+
+// nestedLoopJoin joins the joinSchema rows of left and right of every pair
+// that match accepts, as join type typ; an outer join pads unmatched rows
+// with nulls. keepAnti decides whether LeftAnti keeps a left row, given
+// whether it matched (nil: when it did not).
+func nestedLoopJoin(typ operators.JoinType, left, right []refRow, match func(l, r refRow) bool, keepAnti func(l refRow, matched bool) bool) []refRow {
+	if keepAnti == nil {
+		keepAnti = func(_ refRow, matched bool) bool { return !matched }
+	}
+	nulls := make(refRow, len(joinSchema.Fields()))
+	var out []refRow
+	rightMatched := make([]bool, len(right))
 	for _, l := range left {
 		any := false
 		for j, r := range right {
@@ -139,11 +172,7 @@ func refJoin(typ operators.JoinType, left, right []refRow, nkeys int, nullSafe [
 				out = append(out, slices.Clone(l))
 			}
 		case operators.JoinLeftAnti:
-			keep := !any
-			if naaj && len(right) > 0 && (rightHasNull || l[keyCols[0]] == nil) {
-				keep = false
-			}
-			if keep {
+			if keepAnti(l, any) {
 				out = append(out, slices.Clone(l))
 			}
 		case operators.JoinExistence:
@@ -180,12 +209,6 @@ func sortedKeys(rows []refRow) []string {
 	return ks
 }
 
-func releaseAll(recs []arrow.Record) {
-	for _, r := range recs {
-		r.Release()
-	}
-}
-
 var joinTypes = []operators.JoinType{operators.JoinInner, operators.JoinLeftOuter, operators.JoinRightOuter, operators.JoinFullOuter,
 	operators.JoinLeftSemi, operators.JoinLeftAnti, operators.JoinExistence}
 
@@ -199,6 +222,40 @@ type joinScenario struct {
 	cond         bool
 	naaj         bool
 	batch        int
+}
+
+// types is the join types the scenario runs (a null-aware anti join is
+// LeftAnti only).
+func (sc joinScenario) types() []operators.JoinType {
+	if sc.naaj {
+		return []operators.JoinType{operators.JoinLeftAnti}
+	}
+	return joinTypes
+}
+
+// nullSafeKeys marks the first key null-safe when the scenario asks for it.
+func (sc joinScenario) nullSafeKeys() []bool {
+	if !sc.nullSafe {
+		return nil
+	}
+	ns := make([]bool, sc.nkeys)
+	ns[0] = true
+	return ns
+}
+
+// spec is the scenario's join of type typ building side build.
+func (sc joinScenario) spec(typ operators.JoinType, build operators.BuildSide) operators.JoinSpec {
+	spec := operators.JoinSpec{Type: typ, Build: build, LeftKeys: keyExprs(sc.nkeys), RightKeys: keyExprs(sc.nkeys),
+		NullAwareAnti: sc.naaj, NullSafe: sc.nullSafeKeys()}
+	if sc.cond {
+		spec.Condition = expr.Call(expr.OpLt, tBool, expr.Column(3, "v", tInt), expr.Column(7, "v", tInt))
+	}
+	return spec
+}
+
+// reference is the nested-loop result of the scenario's join of type typ.
+func (sc joinScenario) reference(typ operators.JoinType, left, right []refRow) []refRow {
+	return refJoin(typ, left, right, sc.nkeys, sc.nullSafeKeys(), sc.cond, sc.naaj)
 }
 
 func TestHashJoinDifferential(t *testing.T) {
@@ -229,24 +286,11 @@ func TestHashJoinDifferential(t *testing.T) {
 				rrecs = joinSideRecord(rand.New(rand.NewPCG(9, 9)), sc.rrows, sc.card, 0, sc.batch)
 			}
 			left, right := rowsOf(lrecs), rowsOf(rrecs)
-			jts := joinTypes
-			if sc.naaj {
-				jts = []operators.JoinType{operators.JoinLeftAnti}
-			}
-			for _, typ := range jts {
+			for _, typ := range sc.types() {
 				for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
 					name := fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build)
 					t.Run(name, func(t *testing.T) {
-						spec := operators.JoinSpec{Type: typ, Build: build, LeftKeys: keyExprs(sc.nkeys), RightKeys: keyExprs(sc.nkeys), NullAwareAnti: sc.naaj}
-						var ns []bool
-						if sc.nullSafe {
-							ns = make([]bool, sc.nkeys)
-							ns[0] = true
-							spec.NullSafe = ns
-						}
-						if sc.cond {
-							spec.Condition = expr.Call(expr.OpLt, tBool, expr.Column(3, "v", tInt), expr.Column(7, "v", tInt))
-						}
+						spec := sc.spec(typ, build)
 						j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
 						if err != nil {
 							t.Fatal(err)
@@ -261,7 +305,7 @@ func TestHashJoinDifferential(t *testing.T) {
 								t.Fatalf("batch schema %s, operator's %s", r.Schema(), j.Schema())
 							}
 						}
-						want := refJoin(typ, left, right, sc.nkeys, ns, sc.cond, sc.naaj)
+						want := sc.reference(typ, left, right)
 						g, w := sortedKeys(rowsOf(got)), sortedKeys(want)
 						if !slices.Equal(g, w) {
 							t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
@@ -275,18 +319,25 @@ func TestHashJoinDifferential(t *testing.T) {
 	}
 }
 
-// A broadcast table shared by several concurrent joins, released by each.
-func TestBroadcastTableConcurrentJoins(t *testing.T) {
-	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
-	rng := rand.New(rand.NewPCG(1, 2))
-	brecs := joinSideRecord(rng, 500, 50, 0.05, 128)
+// broadcastSide builds a broadcast table over the first two keys of rows
+// joinSchema rows whose keys take card values (5% null); it returns the
+// table (the caller releases it) and the rows.
+func broadcastSide(t *testing.T, tgt *operators.Target, rng *rand.Rand, rows, card int) (*operators.BroadcastTable, []refRow) {
+	t.Helper()
+	brecs := joinSideRecord(rng, rows, card, 0.05, 128)
 	defer releaseAll(brecs)
-	ctx := context.Background()
-	table, err := operators.NewBroadcastTable(ctx, tgt, operators.NewRecordSource(joinSchema, brecs...), keyExprs(2), nil)
+	table, err := operators.NewBroadcastTable(context.Background(), tgt, operators.NewRecordSource(joinSchema, brecs...), keyExprs(2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := rowsOf(brecs)
+	return table, rowsOf(brecs)
+}
+
+// A broadcast table shared by several concurrent joins, released by each.
+func TestBroadcastTableConcurrentJoins(t *testing.T) {
+	tgt := newTarget(t, "soft:memory=256MiB,cores=2,mode=host-visible")
+	ctx := context.Background()
+	table, build := broadcastSide(t, tgt, rand.New(rand.NewPCG(1, 2)), 500, 50)
 	const joins = 4
 	var wg sync.WaitGroup
 	errs := make([]error, joins)

@@ -1,6 +1,8 @@
 package operators_test
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/hados-io/hados/internal/tpchpipes"
 	"github.com/hados-io/hados/operators/types"
 )
@@ -12,3 +14,10 @@ var (
 	col   = tpchpipes.Col
 	date  = tpchpipes.Date
 )
+
+// releaseAll releases every record of recs.
+func releaseAll(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
+}

@@ -25,6 +25,7 @@ type outputs struct {
 	dev   *hmem.Allocator // host-visible devices
 	host  *hmem.Allocator
 	owned []*outBuf
+	specs []*hmem.Buffer // uploaded output specs (newPart)
 }
 
 type outBuf struct {
@@ -113,8 +114,12 @@ func (o *outputs) read(ctx context.Context, b *outBuf, n int) ([]byte, error) {
 	return h, o.t.DMA.Copy(ctx, dma.D2H, dma.Segment{Host: h, Dev: b.addr, Len: uint64(n)})
 }
 
-// release frees every buffer not handed over.
+// release frees every buffer not handed over, and the uploaded specs.
 func (o *outputs) release() {
+	for _, b := range o.specs {
+		b.Free()
+	}
+	o.specs = nil
 	for _, b := range o.owned {
 		if b.taken {
 			continue
@@ -154,6 +159,38 @@ func (o *outputs) newColumn(typ arrow.DataType, vt device.VType, capRows, capByt
 		c.data, err = o.alloc(vt.Width() * capRows)
 	}
 	return c, err
+}
+
+// newColumns allocates an output column for each field of out (device
+// types vts, one a field) for capRows rows and capBytes of string data
+// each, and returns them with their device descriptors.
+func (o *outputs) newColumns(out *arrow.Schema, vts []device.VType, capRows, capBytes int) ([]*outColumn, []device.Column, error) {
+	cols := make([]*outColumn, len(vts))
+	descs := make([]device.Column, len(vts))
+	for j, vt := range vts {
+		c, err := o.newColumn(out.Field(j).Type, vt, capRows, capBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		cols[j], descs[j] = c, c.desc()
+	}
+	return cols, descs, nil
+}
+
+// newPart allocates the output columns of one op writing n rows (see
+// newColumns) and uploads their spec (hados_project_out), freed by
+// release; it returns the columns and the spec's device address.
+func (o *outputs) newPart(ctx context.Context, out *arrow.Schema, vts []device.VType, n, capBytes int) ([]*outColumn, device.Addr, error) {
+	cols, descs, err := o.newColumns(out, vts, n, capBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	spec, err := o.t.upload(ctx, device.EncodeColumns(descs, uint64(n)))
+	if err != nil {
+		return nil, 0, err
+	}
+	o.specs = append(o.specs, spec)
+	return cols, spec.Addr, nil
 }
 
 // desc is the device descriptor of an output column.
@@ -215,4 +252,25 @@ func (o *outputs) array(ctx context.Context, c *outColumn, n int) (arrow.Array, 
 	release() // NewData retained the buffers
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// record builds the Arrow record of schema out from the first n rows of
+// the output columns (the caller owns it).
+func (o *outputs) record(ctx context.Context, out *arrow.Schema, cols []*outColumn, n int) (arrow.Record, error) {
+	arrays := make([]arrow.Array, len(cols))
+	for j, c := range cols {
+		a, err := o.array(ctx, c, n)
+		if err != nil {
+			for _, x := range arrays[:j] {
+				x.Release()
+			}
+			return nil, err
+		}
+		arrays[j] = a
+	}
+	rec := array.NewRecord(out, arrays, int64(n))
+	for _, a := range arrays {
+		a.Release()
+	}
+	return rec, nil
 }

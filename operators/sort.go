@@ -129,14 +129,7 @@ func sortInput(t *Target, child Operator, keys []SortKey) (Operator, sortOrder, 
 
 func (s *Sort) Schema() *arrow.Schema { return s.out }
 
-func (s *Sort) Open(ctx context.Context) error {
-	if c, ok := s.child.(interface{ Compile() error }); ok {
-		if err := c.Compile(); err != nil {
-			return err
-		}
-	}
-	return s.child.Open(ctx)
-}
+func (s *Sort) Open(ctx context.Context) error { return openChild(ctx, s.child) }
 
 // Stats reports what the operator did (spill counters included).
 func (s *Sort) Stats() Stats { return s.stats }
@@ -172,36 +165,22 @@ func (s *Sort) Next(ctx context.Context) (arrow.Record, error) {
 			return nil, nil
 		}
 	}
-	r := s.pending[0]
-	s.pending = s.pending[1:]
-	s.stats.RowsOut += r.NumRows()
-	s.stats.Batches++
-	return r, nil
+	return s.stats.emit(&s.pending), nil
 }
 
 // consume reads the whole input and leaves either one in-memory sorted
 // record or spilled runs to merge.
 func (s *Sort) consume(ctx context.Context) error {
-	for {
-		rec, err := s.child.Next(ctx)
-		if err != nil {
-			return err
-		}
-		if rec == nil {
-			break
-		}
-		if rec.NumRows() == 0 {
-			rec.Release()
-			continue
-		}
-		s.stats.RowsIn += rec.NumRows()
+	err := readInput(ctx, s.child, &s.stats, func(rec arrow.Record) error {
 		s.held = append(s.held, rec)
 		s.heldRows += int(rec.NumRows())
 		if s.heldRows > 1<<30 || s.pressure() {
-			if err := s.spillHeld(ctx, nil); err != nil {
-				return err
-			}
+			return s.spillHeld(ctx, nil)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(s.runs) == 0 && len(s.held) == 0 {
 		return nil
@@ -243,9 +222,7 @@ func isQuota(err error) bool {
 }
 
 func (s *Sort) releaseHeld() {
-	for _, r := range s.held {
-		r.Release()
-	}
+	releaseRecords(s.held)
 	s.held, s.heldRows = nil, 0
 }
 
@@ -257,9 +234,7 @@ func (s *Sort) sortHeld(ctx context.Context, recs []arrow.Record) (*sortedRecord
 
 func (s *Sort) Close() error {
 	s.releaseHeld()
-	for _, r := range s.pending {
-		r.Release()
-	}
+	releaseRecords(s.pending)
 	s.pending = nil
 	if s.sorted != nil {
 		s.sorted.release()

@@ -1,7 +1,6 @@
 package operators_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -55,22 +54,14 @@ func BenchmarkSort1M(b *testing.B) {
 		b.Run(fmt.Sprintf("strings=%v", withStr), func(b *testing.B) {
 			tgt := newTarget(b, "soft:memory=2GiB,cores=2,mode=host-visible")
 			schema, recs := sortBenchInput(1<<20, withStr, tgt.OutputAllocator())
-			defer releaseRecs(recs)
+			defer releaseAll(recs)
 			keys := []operators.SortKey{{Expr: expr.Column(0, "k", types.DataType{Kind: types.Long})}}
 			if withStr {
 				keys = []operators.SortKey{{Expr: expr.Column(2, "s", types.DataType{Kind: types.String})}, keys[0]}
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := operators.Collect(context.Background(), op)
-				if err != nil {
-					b.Fatal(err)
-				}
-				releaseRecs(out)
+				releaseAll(runSort(b, tgt, schema, keys, recs...))
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(1<<20), "ns/row")
 		})

@@ -2,12 +2,14 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 
 	"github.com/hados-io/hados/device"
 )
@@ -35,25 +37,15 @@ func newHostKey(col int, dt arrow.DataType, desc, nullsFirst bool) (hostKey, err
 			return cmpBool(a.(*array.Boolean).Value(i), b.(*array.Boolean).Value(j))
 		}
 	case arrow.INT32:
-		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpOrd(a.(*array.Int32).Value(i), b.(*array.Int32).Value(j))
-		}
+		k.cmp = cmpValues[int32, *array.Int32]
 	case arrow.DATE32:
-		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpOrd(a.(*array.Date32).Value(i), b.(*array.Date32).Value(j))
-		}
+		k.cmp = cmpValues[arrow.Date32, *array.Date32]
 	case arrow.INT64:
-		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpOrd(a.(*array.Int64).Value(i), b.(*array.Int64).Value(j))
-		}
+		k.cmp = cmpValues[int64, *array.Int64]
 	case arrow.TIMESTAMP:
-		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpOrd(a.(*array.Timestamp).Value(i), b.(*array.Timestamp).Value(j))
-		}
+		k.cmp = cmpValues[arrow.Timestamp, *array.Timestamp]
 	case arrow.DECIMAL64:
-		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpOrd(int64(a.(*array.Decimal64).Value(i)), int64(b.(*array.Decimal64).Value(j)))
-		}
+		k.cmp = cmpValues[decimal.Decimal64, *array.Decimal64]
 	case arrow.DECIMAL128:
 		k.cmp = func(a, b arrow.Array, i, j int) int {
 			return a.(*array.Decimal128).Value(i).Cmp(b.(*array.Decimal128).Value(j))
@@ -90,14 +82,10 @@ func strBytes(a *array.String, i int) []byte {
 	return a.ValueBytes()[o[i]-o[0] : o[i+1]-o[0]]
 }
 
-func cmpOrd[T int32 | int64 | arrow.Date32 | arrow.Timestamp](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// cmpValues compares row i of a with row j of b, arrays of type A holding
+// ordered values T.
+func cmpValues[T cmp.Ordered, A interface{ Value(int) T }](a, b arrow.Array, i, j int) int {
+	return cmp.Compare(a.(A).Value(i), b.(A).Value(j))
 }
 
 func cmpBool(a, b bool) int {

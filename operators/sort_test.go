@@ -1,6 +1,7 @@
 package operators_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -41,9 +42,9 @@ func sparkCmp(a, b any, desc, nullsFirst bool) int {
 		y := b.(bool)
 		r = map[bool]int{false: 0, true: 1}[x] - map[bool]int{false: 0, true: 1}[y]
 	case int32:
-		r = cmp3(int64(x), int64(b.(int32)))
+		r = cmp.Compare(x, b.(int32))
 	case int64:
-		r = cmp3(x, b.(int64))
+		r = cmp.Compare(x, b.(int64))
 	case float64:
 		y := b.(float64)
 		switch nx, ny := math.IsNaN(x), math.IsNaN(y); {
@@ -65,16 +66,6 @@ func sparkCmp(a, b any, desc, nullsFirst bool) int {
 		r = -r
 	}
 	return r
-}
-
-func cmp3(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func b01(b bool) int {
@@ -143,10 +134,27 @@ func randomBatches(rng *rand.Rand, schema *arrow.Schema, rows int, nulls float64
 	return recs
 }
 
-func releaseRecs(recs []arrow.Record) {
-	for _, r := range recs {
-		r.Release()
+// runSort sorts recs by keys on tgt and returns the output batches (the
+// caller releases them).
+func runSort(tb testing.TB, tgt *operators.Target, schema *arrow.Schema, keys []operators.SortKey, recs ...arrow.Record) []arrow.Record {
+	tb.Helper()
+	op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	out, err := operators.Collect(context.Background(), op)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// deviceSortRows sorts recs by keys on tgt and returns the result's rows.
+func deviceSortRows(t *testing.T, tgt *operators.Target, schema *arrow.Schema, keys []operators.SortKey, recs ...arrow.Record) [][]any {
+	t.Helper()
+	out := runSort(t, tgt, schema, keys, recs...)
+	defer releaseAll(out)
+	return rowsOf(out)
 }
 
 // randomKeys picks 1-3 keys: columns (sometimes the same column twice, low
@@ -199,7 +207,7 @@ func TestSortDifferential(t *testing.T) {
 			keys := randomKeys(rng, schema, seed%2 == 1)
 			want := refSortRows(rowsOf(recs), keyValues(t, recs, keys), keys)
 			op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
-			releaseRecs(recs)
+			releaseAll(recs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +220,7 @@ func TestSortDifferential(t *testing.T) {
 				t.Fatalf("%s seed %d: %v", mode, seed, err)
 			}
 			got := rowsOf(out)
-			releaseRecs(out)
+			releaseAll(out)
 			if err := compareRows(got, want); err != nil {
 				t.Fatalf("%s seed %d (%d rows, keys %v): %v", mode, seed, rows, keys, err)
 			}
@@ -244,16 +252,7 @@ func TestSortSpecialValues(t *testing.T) {
 		{{Expr: expr.Column(1, "s", types.DataType{Kind: types.String}), Descending: true, NullsFirst: true}},
 		{{Expr: expr.Column(1, "s", types.DataType{Kind: types.String})}, {Expr: expr.Column(0, "d", types.DataType{Kind: types.Double}), Descending: true}},
 	} {
-		op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, rec), keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := operators.Collect(context.Background(), op)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := rowsOf(out)
-		releaseRecs(out)
+		got := deviceSortRows(t, tgt, schema, keys, rec)
 		want := refSortRows(rows, keyValues(t, []arrow.Record{rec}, keys), keys)
 		if err := compareRows(got, want); err != nil {
 			t.Fatalf("keys %v: %v", keys, err)
@@ -272,7 +271,7 @@ func TestSortSpill(t *testing.T) {
 		{Name: "s", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
 		{Name: "d", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
 	recs := randomBatches(rng, schema, 60000, 0.1)
-	defer releaseRecs(recs)
+	defer releaseAll(recs)
 	keys := []operators.SortKey{{Expr: expr.Column(1, "s", types.DataType{Kind: types.String}), NullsFirst: true},
 		{Expr: expr.Column(0, "k", types.DataType{Kind: types.Long}), Descending: true}}
 	want := refSortRows(rowsOf(recs), keyValues(t, recs, keys), keys)
@@ -299,7 +298,7 @@ func TestSortSpill(t *testing.T) {
 	}
 	st := op.Stats()
 	got := rowsOf(out)
-	releaseRecs(out)
+	releaseAll(out)
 	if err := compareRows(got, want); err != nil {
 		t.Fatalf("spilled sort: %v", err)
 	}
@@ -365,16 +364,7 @@ func TestSortTiesAcrossCores(t *testing.T) {
 	defer rec.Release()
 	for _, desc := range []bool{false, true} {
 		keys := []operators.SortKey{{Expr: expr.Column(0, "k", types.DataType{Kind: types.Int}), Descending: desc, NullsFirst: desc}}
-		op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, rec), keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := operators.Collect(context.Background(), op)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := rowsOf(out)
-		releaseRecs(out)
+		got := deviceSortRows(t, tgt, schema, keys, rec)
 		if err := compareRows(got, refSortRows(rows, keyValues(t, []arrow.Record{rec}, keys), keys)); err != nil {
 			t.Fatalf("descending %v: %v", desc, err)
 		}

@@ -71,14 +71,7 @@ func NewTopN(t *Target, child Operator, keys []SortKey, limit, offset int, proj 
 
 func (n *TopN) Schema() *arrow.Schema { return n.out }
 
-func (n *TopN) Open(ctx context.Context) error {
-	if c, ok := n.child.(interface{ Compile() error }); ok {
-		if err := c.Compile(); err != nil {
-			return err
-		}
-	}
-	return n.child.Open(ctx)
-}
+func (n *TopN) Open(ctx context.Context) error { return openChild(ctx, n.child) }
 
 // Stats reports what the operator did.
 func (n *TopN) Stats() Stats { return n.stats }
@@ -93,11 +86,7 @@ func (n *TopN) Next(ctx context.Context) (arrow.Record, error) {
 	if len(n.result) == 0 {
 		return nil, nil
 	}
-	r := n.result[0]
-	n.result = n.result[1:]
-	n.stats.RowsOut += r.NumRows()
-	n.stats.Batches++
-	return r, nil
+	return n.stats.emit(&n.result), nil
 }
 
 func (n *TopN) keep() int { return n.limit + n.offset }
@@ -108,26 +97,16 @@ func (n *TopN) run(ctx context.Context) error {
 		return nil
 	}
 	round := max(4*k, 4*SortBatchRows)
-	for {
-		rec, err := n.child.Next(ctx)
-		if err != nil {
-			return err
-		}
-		if rec == nil {
-			break
-		}
-		if rec.NumRows() == 0 {
-			rec.Release()
-			continue
-		}
-		n.stats.RowsIn += rec.NumRows()
+	err := readInput(ctx, n.child, &n.stats, func(rec arrow.Record) error {
 		n.held = append(n.held, rec)
 		n.heldRows += int(rec.NumRows())
 		if n.heldRows >= round {
-			if err := n.compact(ctx); err != nil {
-				return err
-			}
+			return n.compact(ctx)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := n.compact(ctx); err != nil {
 		return err
@@ -164,9 +143,7 @@ func (n *TopN) compact(ctx context.Context) error {
 		return nil
 	}
 	top, err := n.topOf(ctx, n.held)
-	for _, r := range n.held {
-		r.Release()
-	}
+	releaseRecords(n.held)
 	n.held, n.heldRows = nil, 0
 	if err != nil {
 		return err
@@ -205,13 +182,9 @@ func wrapQuota(op string, t *Target, err error) error {
 }
 
 func (n *TopN) Close() error {
-	for _, r := range n.held {
-		r.Release()
-	}
+	releaseRecords(n.held)
 	n.held = nil
-	for _, r := range n.result {
-		r.Release()
-	}
+	releaseRecords(n.result)
 	n.result = nil
 	if n.best != nil {
 		n.best.Release()

@@ -44,7 +44,7 @@ func TestTopN(t *testing.T) {
 			}
 		}
 		op, err := operators.NewTopN(tgt, operators.NewRecordSource(schema, recs...), keys, c.limit, c.offset, proj, names)
-		releaseRecs(recs)
+		releaseAll(recs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestTopN(t *testing.T) {
 			t.Fatalf("case %+v: %v", c, err)
 		}
 		got := rowsOf(out)
-		releaseRecs(out)
+		releaseAll(out)
 		if err := compareRows(got, want); err != nil {
 			t.Fatalf("case %+v: %v", c, err)
 		}
@@ -105,7 +105,7 @@ func TestLimit(t *testing.T) {
 		}
 		recs = append(recs, recordOf(t, schema, rows))
 	}
-	defer releaseRecs(recs)
+	defer releaseAll(recs)
 	for _, c := range []struct{ limit, offset int }{{0, 0}, {1, 0}, {4, 0}, {4, 2}, {100, 0}, {5, 14}, {-1, 9}, {3, 3}, {2, 100}} {
 		src := &countingSource{RecordSource: operators.NewRecordSource(schema, recs...)}
 		op, err := operators.NewLimit(tgt, src, c.limit, c.offset)
@@ -117,7 +117,7 @@ func TestLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := rowsOf(out)
-		releaseRecs(out)
+		releaseAll(out)
 		var want [][]any
 		for i := int64(c.offset); i < n && (c.limit < 0 || i < int64(c.offset+c.limit)); i++ {
 			want = append(want, []any{i})
@@ -160,9 +160,9 @@ func TestUnion(t *testing.T) {
 	s1, r1 := mk(arrow.BinaryTypes.String, 100)
 	s2, r2 := mk(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, 3000)
 	s3, r3 := mk(arrow.BinaryTypes.String, 0)
-	defer releaseRecs(r1)
-	defer releaseRecs(r2)
-	defer releaseRecs(r3)
+	defer releaseAll(r1)
+	defer releaseAll(r2)
+	defer releaseAll(r3)
 	want := rowsOf(append(append(append([]arrow.Record(nil), r1...), r2...), r3...))
 	op, err := operators.NewUnion(tgt, []operators.Operator{operators.NewRecordSource(s1, r1...), operators.NewRecordSource(s2, r2...), operators.NewRecordSource(s3, r3...)})
 	if err != nil {
@@ -176,7 +176,7 @@ func TestUnion(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rowsOf(out)
-	releaseRecs(out)
+	releaseAll(out)
 	if err := compareRows(got, want); err != nil {
 		t.Fatal(err)
 	}

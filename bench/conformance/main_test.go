@@ -106,23 +106,6 @@ func openDuckDB(t testing.TB, dir string) *duckdbh.DB {
 	return db
 }
 
-// openRuntime opens the software DPU the suites run on.
-func openRuntime(t testing.TB) *hados.Runtime {
-	t.Helper()
-	cfg := hados.DefaultConfig()
-	cfg.Devices = suiteDevices
-	rt, err := hados.Open(cfg, hados.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rt.Close(); err != nil {
-			t.Errorf("runtime close: %v", err)
-		}
-	})
-	return rt
-}
-
 // runHados converts p with RACE and executes it on rt over the tables in
 // dir, returning its rows. A plan that stays on the host is an error.
 func runHados(ctx context.Context, rt *hados.Runtime, dir string, p *plan.Plan) (*Table, error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	duckdbh "github.com/hados-io/hados/bench/duckdb"
+	"github.com/hados-io/hados/hados/hadostest"
 	"github.com/hados-io/hados/internal/tpchgen"
 	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/plan"
@@ -72,7 +73,7 @@ func TestSparkPlans(t *testing.T) {
 // runSuite runs each query through hados and DuckDB over dir and compares.
 func runSuite(t *testing.T, suite, dir string, qs []query) {
 	db := openDuckDB(t, dir)
-	rt := openRuntime(t)
+	rt := hadostest.OpenDevices(t, suiteDevices)
 	for _, q := range qs {
 		t.Run(fmt.Sprintf("q%d", q.n), func(t *testing.T) {
 			gap, known := knownGaps[gapKey{suite, q.n}]

@@ -146,32 +146,16 @@ func FromDuckDB(names, types []string, rows [][]any) (*Table, error) {
 // DescribeDuckDB returns the names and DuckDB type names of query's result
 // columns without running it (DESCRIBE).
 func DescribeDuckDB(ctx context.Context, db *duckdbh.DB, query string) (names, types []string, err error) {
-	rs, err := db.SQL().QueryContext(ctx, "DESCRIBE "+strings.TrimRight(strings.TrimSpace(query), ";"))
+	rows, _, _, err := db.QueryRawContext(ctx, "DESCRIBE "+strings.TrimRight(strings.TrimSpace(query), ";"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("conformance: describe query: %w", err)
 	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		return nil, nil, fmt.Errorf("conformance: describe query: %w", err)
-	}
-	for rs.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, nil, fmt.Errorf("conformance: describe query: %w", err)
-		}
+	for _, vals := range rows {
 		if len(vals) < 2 {
 			return nil, nil, fmt.Errorf("conformance: describe query: %d columns, want name and type", len(vals))
 		}
 		names = append(names, fmt.Sprint(vals[0]))
 		types = append(types, fmt.Sprint(vals[1]))
-	}
-	if err := rs.Err(); err != nil {
-		return nil, nil, fmt.Errorf("conformance: describe query: %w", err)
 	}
 	return names, types, nil
 }

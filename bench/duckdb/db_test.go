@@ -3,7 +3,6 @@ package duckdbh
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestOpenThreads(t *testing.T) {
@@ -69,25 +68,6 @@ func TestTimeQ6(t *testing.T) {
 	}
 	if len(rows) != 1 {
 		t.Errorf("Q6 rows %v", rows)
-	}
-}
-
-func TestBestAndMedian(t *testing.T) {
-	ms := time.Millisecond
-	tests := []struct {
-		in           []time.Duration
-		best, median time.Duration
-	}{
-		{[]time.Duration{5 * ms}, 5 * ms, 5 * ms},
-		{[]time.Duration{9 * ms, 1 * ms, 5 * ms}, 1 * ms, 5 * ms},
-		{[]time.Duration{4 * ms, 2 * ms}, 2 * ms, 3 * ms},
-		{[]time.Duration{7 * ms, 1 * ms, 3 * ms, 5 * ms}, 1 * ms, 4 * ms},
-	}
-	for _, tt := range tests {
-		best, median := bestAndMedian(append([]time.Duration(nil), tt.in...))
-		if best != tt.best || median != tt.median {
-			t.Errorf("bestAndMedian(%v) = %v, %v, want %v, %v", tt.in, best, median, tt.best, tt.median)
-		}
 	}
 }
 

@@ -27,6 +27,19 @@ func (db *DB) QueryRowsContext(ctx context.Context, query string) ([][]any, []st
 	return rows, raw.names, nil
 }
 
+// QueryRawContext runs query and returns every row as the driver scanned
+// it, not normalised, with the result's column names and DuckDB type names
+// (as database/sql's ColumnType.DatabaseTypeName spells them, e.g.
+// "DECIMAL(15,2)"), for callers that convert the values their own way. The
+// returned slices belong to the caller.
+func (db *DB) QueryRawContext(ctx context.Context, query string) (rows [][]any, names, types []string, err error) {
+	raw, err := db.fetch(ctx, query)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return raw.rows, raw.names, raw.types, nil
+}
+
 // rawResult is a fully fetched result as the driver scanned it.
 type rawResult struct {
 	names []string

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/hados-io/hados/bench/internal/measure"
 )
 
 // Measurement is what Measure reports about one query.
@@ -47,13 +49,13 @@ func (db *DB) Measure(ctx context.Context, query string, runs int) (Measurement,
 	cpu := make([]time.Duration, 0, runs)
 	var last *rawResult
 	for range runs {
-		cpu0, start := processCPU(), time.Now()
+		cpu0, start := measure.ProcessCPU(), time.Now()
 		res, err := db.fetch(ctx, query)
 		if err != nil {
 			return Measurement{}, err
 		}
 		wall = append(wall, time.Since(start))
-		cpu = append(cpu, processCPU()-cpu0)
+		cpu = append(cpu, measure.ProcessCPU()-cpu0)
 		last = res
 	}
 	rows, err := last.normalize()
@@ -61,18 +63,7 @@ func (db *DB) Measure(ctx context.Context, query string, runs int) (Measurement,
 		return Measurement{}, fmt.Errorf("duckdbh: query %s: %w", abbreviate(query), err)
 	}
 	m := Measurement{Wall: slices.Clone(wall), Rows: rows, Columns: last.names}
-	m.Best, m.Median = bestAndMedian(wall)
-	m.BestCPU, m.MedianCPU = bestAndMedian(cpu)
+	m.Best, m.Median = measure.BestAndMedian(wall)
+	m.BestCPU, m.MedianCPU = measure.BestAndMedian(cpu)
 	return m, nil
-}
-
-// bestAndMedian returns the minimum and the median of a non-empty list of
-// durations; the list is sorted in place.
-func bestAndMedian(times []time.Duration) (best, median time.Duration) {
-	slices.Sort(times)
-	n := len(times)
-	if n%2 == 1 {
-		return times[0], times[n/2]
-	}
-	return times[0], (times[n/2-1] + times[n/2]) / 2
 }

@@ -143,40 +143,24 @@ func TestHadosWritesDuckDBReads(t *testing.T) {
 // duckRows runs a query and returns its rows in canonical form.
 func duckRows(t *testing.T, db *duckdbh.DB, query string) [][]string {
 	t.Helper()
-	rs, err := db.SQL().Query(query)
+	raw, _, dbTypes, err := db.QueryRawContext(context.Background(), query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rs.Close()
-	cts, err := rs.ColumnTypes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cts) != len(columns) {
-		t.Fatalf("%d columns, want %d", len(cts), len(columns))
+	if len(dbTypes) != len(columns) {
+		t.Fatalf("%d columns, want %d", len(dbTypes), len(columns))
 	}
 	var out [][]string
-	for rs.Next() {
-		vals := make([]any, len(cts))
-		ptrs := make([]any, len(cts))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rs.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		row := make([]string, len(cts))
+	for _, vals := range raw {
+		row := make([]string, len(vals))
 		for i, v := range vals {
-			s, err := fromDuckDB(v, cts[i].DatabaseTypeName(), columns[i].typ)
+			s, err := fromDuckDB(v, dbTypes[i], columns[i].typ)
 			if err != nil {
 				t.Fatalf("column %s: %v", columns[i].name, err)
 			}
 			row[i] = s
 		}
 		out = append(out, row)
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -18,7 +18,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"testing"
 	"time"
 
@@ -26,8 +25,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	duckdbh "github.com/hados-io/hados/bench/duckdb"
-	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/bench/internal/measure"
+	"github.com/hados-io/hados/bench/internal/vsduckdb"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/operators/types"
@@ -38,11 +37,6 @@ const (
 	lineitem = 6_000_000
 	batch    = 1 << 18
 )
-
-func median(ts []time.Duration) time.Duration {
-	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-	return ts[len(ts)/2]
-}
 
 // table builds rows rows of (key bigint, val int) in batches in mem.
 func table(mem memory.Allocator, names [2]string, rows int, key func(i int) int64, val func(i int) int32) (*arrow.Schema, []arrow.Record) {
@@ -79,10 +73,11 @@ func BenchmarkJoinVsDuckDB(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, threads := range []int{1, 2} {
-		db, err := duckdbh.Open(threads)
+		p, err := vsduckdb.OpenPair(threads, "4GiB")
 		if err != nil {
 			b.Fatal(err)
 		}
+		db, tgt := p.DB, p.Target
 		for _, stmt := range []string{
 			fmt.Sprintf("CREATE TABLE orders AS SELECT i AS o_orderkey, CAST(i %% 2500 AS INTEGER) AS o_orderdate FROM range(%d) t(i)", orders),
 			fmt.Sprintf("CREATE TABLE lineitem AS SELECT (i * 7919) %% %d AS l_orderkey, CAST(i %% 50 AS INTEGER) AS l_quantity FROM range(%d) t(i)", orders, lineitem),
@@ -91,17 +86,6 @@ func BenchmarkJoinVsDuckDB(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		cfg := hados.DefaultConfig()
-		cfg.Devices = fmt.Sprintf("soft:memory=4GiB,cores=%d", threads)
-		rt, err := hados.Open(cfg, hados.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		task, err := rt.BeginTask(hados.TaskSpec{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tgt := task.Targets()[0]
 		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
 			mem := tgt.OutputAllocator()
 			os_, orecs := table(mem, [2]string{"o_orderkey", "o_orderdate"}, orders, func(i int) int64 { return int64(i) }, func(i int) int32 { return int32(i % 2500) })
@@ -136,14 +120,10 @@ func BenchmarkJoinVsDuckDB(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h := median(hd)
-			b.ReportMetric(float64(h.Microseconds())/1e3, "hados-ms")
-			b.ReportMetric(float64(m.Median.Microseconds())/1e3, "duckdb-ms")
-			b.ReportMetric(h.Seconds()/m.Median.Seconds(), "ratio")
-			b.Logf("join 6M x 1.5M threads=%d: hados %v, DuckDB %v (CPU %v), ratio %.2f", threads, h, m.Median, m.MedianCPU, h.Seconds()/m.Median.Seconds())
+			h := measure.Median(hd)
+			ratio := vsduckdb.ReportWall(b, "", h, m.Median)
+			b.Logf("join 6M x 1.5M threads=%d: hados %v, DuckDB %v (CPU %v), ratio %.2f", threads, h, m.Median, m.MedianCPU, ratio)
 		})
-		task.End()
-		rt.Close()
-		db.Close()
+		p.Close()
 	}
 }

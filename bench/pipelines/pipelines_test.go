@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -17,16 +16,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	duckdbh "github.com/hados-io/hados/bench/duckdb"
+	"github.com/hados-io/hados/bench/internal/measure"
+	"github.com/hados-io/hados/bench/internal/vsduckdb"
 	"github.com/hados-io/hados/bench/tpchdata"
-	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/internal/tpchpipes"
 	"github.com/hados-io/hados/operators"
 )
-
-func median(ts []time.Duration) time.Duration {
-	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-	return ts[len(ts)/2]
-}
 
 // BenchmarkQ1Q6VsDuckDB: lineitem at HADOS_BENCH_SF (default 1) in device
 // memory vs DuckDB's own tables, one engine core vs DuckDB threads=1 (and
@@ -41,24 +36,14 @@ func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, threads := range []int{1, 2} {
-		db, err := duckdbh.Open(threads)
+		p, err := vsduckdb.OpenPair(threads, "4GiB")
 		if err != nil {
 			b.Fatal(err)
 		}
+		db, tgt := p.DB, p.Target
 		if err := db.LoadParquetTables(dir, "lineitem"); err != nil {
 			b.Fatal(err)
 		}
-		cfg := hados.DefaultConfig()
-		cfg.Devices = fmt.Sprintf("soft:memory=4GiB,cores=%d", threads)
-		rt, err := hados.Open(cfg, hados.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		task, err := rt.BeginTask(hados.TaskSpec{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tgt := task.Targets()[0]
 		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
 			s, recs := tpchpipes.Lineitem(b, tgt, sf)
 			for _, q := range []struct {
@@ -82,15 +67,11 @@ func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				h := median(hd)
-				b.ReportMetric(float64(h.Microseconds())/1e3, q.name+"-hados-ms")
-				b.ReportMetric(float64(m.Median.Microseconds())/1e3, q.name+"-duckdb-ms")
-				b.ReportMetric(h.Seconds()/m.Median.Seconds(), q.name+"-ratio")
-				b.Logf("%s threads=%d: hados %v, DuckDB %v (CPU %v), ratio %.2f", q.name, threads, h, m.Median, m.MedianCPU, h.Seconds()/m.Median.Seconds())
+				h := measure.Median(hd)
+				ratio := vsduckdb.ReportWall(b, q.name+"-", h, m.Median)
+				b.Logf("%s threads=%d: hados %v, DuckDB %v (CPU %v), ratio %.2f", q.name, threads, h, m.Median, m.MedianCPU, ratio)
 			}
 		})
-		task.End()
-		rt.Close()
-		db.Close()
+		p.Close()
 	}
 }

@@ -6,22 +6,21 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	duckdbh "github.com/hados-io/hados/bench/duckdb"
+	"github.com/hados-io/hados/bench/internal/measure"
 	"github.com/hados-io/hados/bench/tpchdata"
 	"github.com/hados-io/hados/device"
 	_ "github.com/hados-io/hados/device/soft"
+	"github.com/hados-io/hados/internal/arrowsize"
 	hmem "github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators/scan"
 	"github.com/hados-io/hados/operators/types"
@@ -32,31 +31,23 @@ const runs = 3
 
 var q6Columns = []string{"l_quantity", "l_extendedprice", "l_discount", "l_shipdate"}
 
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // timing is the best wall and CPU time of several runs.
 type timing struct{ wall, cpu time.Duration }
 
-func measure(tb testing.TB, fn func() error) timing {
+// bestOf runs fn runs times and returns the best wall and CPU time.
+func bestOf(tb testing.TB, fn func() error) timing {
 	tb.Helper()
 	var walls, cpus []time.Duration
 	for i := 0; i < runs; i++ {
-		w0, c0 := time.Now(), cpuTime()
+		w0, c0 := time.Now(), measure.ProcessCPU()
 		if err := fn(); err != nil {
 			tb.Fatal(err)
 		}
-		walls, cpus = append(walls, time.Since(w0)), append(cpus, cpuTime()-c0)
+		walls, cpus = append(walls, time.Since(w0)), append(cpus, measure.ProcessCPU()-c0)
 	}
-	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
-	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
-	return timing{walls[0], cpus[0]}
+	bestWall, _ := measure.BestAndMedian(walls)
+	bestCPU, _ := measure.BestAndMedian(cpus)
+	return timing{bestWall, bestCPU}
 }
 
 // columnsOf reads the Spark types of a Parquet file's columns.
@@ -117,26 +108,11 @@ func hadosScan(files []string, cols []scan.Column, filters []scan.Filter, alloc 
 			break
 		}
 		res.rows += rec.NumRows()
-		for _, c := range rec.Columns() {
-			res.decoded += arrayBytes(c.Data())
-		}
+		res.decoded += arrowsize.Record(rec)
 		rec.Release()
 	}
 	res.stats = s.Stats()
 	return res, nil
-}
-
-func arrayBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += arrayBytes(c)
-	}
-	return n
 }
 
 func q6Filters() []scan.Filter {
@@ -286,7 +262,7 @@ func TestScanBench(t *testing.T) {
 			cols []scan.Column
 		}{{"Q6 columns", q6}, {"all columns", all}} {
 			var res scanResult
-			h := measure(t, func() (err error) {
+			h := bestOf(t, func() (err error) {
 				res, err = hadosScan(files, c.cols, nil, dev, threads)
 				return err
 			})
@@ -294,7 +270,7 @@ func TestScanBench(t *testing.T) {
 			for i, col := range c.cols {
 				names[i] = col.Name
 			}
-			d := measure(t, func() error {
+			d := bestOf(t, func() error {
 				return db.Exec(fmt.Sprintf("CREATE OR REPLACE TEMP TABLE s AS SELECT %s FROM read_parquet(%s)", strings.Join(names, ", "), sqlList(files)))
 			})
 			report(t, threads, c.name, res, h, d)
@@ -303,11 +279,11 @@ func TestScanBench(t *testing.T) {
 		// Q6's predicate on the sorted copies: what pruning skips.
 		for _, sc := range []struct{ name, path string }{{"1 MiB pages", sorted}, {"64 KiB pages", sorted64k}} {
 			var res scanResult
-			h := measure(t, func() (err error) {
+			h := bestOf(t, func() (err error) {
 				res, err = hadosScan([]string{sc.path}, q6, q6Filters(), dev, threads)
 				return err
 			})
-			d := measure(t, func() error {
+			d := bestOf(t, func() error {
 				_, _, err := db.QueryRows(fmt.Sprintf(q6SQL, "read_parquet('"+sc.path+"')"))
 				return err
 			})
@@ -317,7 +293,7 @@ func TestScanBench(t *testing.T) {
 				st.RowGroupsPrunedDictionary, st.RowGroupsPrunedBloom, st.Pages, st.PagesPruned, st.RowsPrunedPage, float64(st.BytesRead)/1e6,
 				d.wall, d.cpu)
 		}
-		dq := measure(t, func() error {
+		dq := bestOf(t, func() error {
 			_, _, err := db.QueryRows(fmt.Sprintf(q6SQL, "read_parquet("+sqlList(files)+")"))
 			return err
 		})

@@ -5,32 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
-	duckdbh "github.com/hados-io/hados/bench/duckdb"
-	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/bench/internal/measure"
+	"github.com/hados-io/hados/bench/internal/vsduckdb"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/operators/types"
 )
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(ts []time.Duration) time.Duration {
-	ts = append([]time.Duration(nil), ts...)
-	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-	return ts[len(ts)/2]
-}
 
 const runs = 3
 
@@ -48,19 +32,12 @@ func BenchmarkSortVsDuckDB(b *testing.B) {
 			name = "string_bigint"
 		}
 		b.Run(name, func(b *testing.B) {
-			cfg := hados.DefaultConfig()
-			cfg.Devices = fmt.Sprintf("soft:memory=%dMiB,cores=2", 512+rows*(32+40*btoi(withStr))>>20*4)
-			rt, err := hados.Open(cfg, hados.Options{})
+			p, err := vsduckdb.OpenPair(2, fmt.Sprintf("%dMiB", 512+rows*(32+40*btoi(withStr))>>20*4))
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer rt.Close()
-			task, err := rt.BeginTask(hados.TaskSpec{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer task.End()
-			tgt := task.Targets()[0]
+			defer p.Close()
+			db, tgt := p.DB, p.Target
 			schema, recs := Generate(rows, withStr, tgt.OutputAllocator())
 			defer func() {
 				for _, r := range recs {
@@ -71,11 +48,6 @@ func BenchmarkSortVsDuckDB(b *testing.B) {
 			if err := WriteParquet(path, schema, recs); err != nil {
 				b.Fatal(err)
 			}
-			db, err := duckdbh.Open(2)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
 			if err := db.Exec(fmt.Sprintf("CREATE TABLE t AS SELECT * FROM read_parquet('%s')", path)); err != nil {
 				b.Fatal(err)
 			}
@@ -88,7 +60,7 @@ func BenchmarkSortVsDuckDB(b *testing.B) {
 			}
 			var hw, hc, dw, dc []time.Duration
 			for i := 0; i < runs; i++ {
-				c0, t0 := processCPU(), time.Now()
+				c0, t0 := measure.ProcessCPU(), time.Now()
 				op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
 				if err != nil {
 					b.Fatal(err)
@@ -97,7 +69,7 @@ func BenchmarkSortVsDuckDB(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				hw, hc = append(hw, time.Since(t0)), append(hc, processCPU()-c0)
+				hw, hc = append(hw, time.Since(t0)), append(hc, measure.ProcessCPU()-c0)
 				n := int64(0)
 				for _, r := range out {
 					n += r.NumRows()
@@ -106,14 +78,14 @@ func BenchmarkSortVsDuckDB(b *testing.B) {
 				if n != int64(rows) {
 					b.Fatalf("hados sorted %d rows, want %d", n, rows)
 				}
-				c0, t0 = processCPU(), time.Now()
+				c0, t0 = measure.ProcessCPU(), time.Now()
 				if err := db.Exec("CREATE OR REPLACE TEMP TABLE sorted AS SELECT * FROM t ORDER BY " + order); err != nil {
 					b.Fatal(err)
 				}
-				dw, dc = append(dw, time.Since(t0)), append(dc, processCPU()-c0)
+				dw, dc = append(dw, time.Since(t0)), append(dc, measure.ProcessCPU()-c0)
 			}
-			h, d := median(hw), median(dw)
-			hcpu, dcpu := median(hc), median(dc)
+			h, d := measure.Median(hw), measure.Median(dw)
+			hcpu, dcpu := measure.Median(hc), measure.Median(dc)
 			b.ReportMetric(float64(h.Milliseconds()), "hados-ms")
 			b.ReportMetric(float64(d.Milliseconds()), "duckdb-ms")
 			b.ReportMetric(h.Seconds()/d.Seconds(), "ratio")

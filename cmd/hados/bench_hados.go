@@ -47,7 +47,7 @@ func benchHados(ctx context.Context, a *app, o benchOptions, threads int, querie
 	if cfg.Devices == device.DefaultSpec {
 		cfg.Devices = benchDevices(threads, o.sf)
 	}
-	opts, err := raceOptions(cfg)
+	opts, err := exec.PlannerOptions(cfg)
 	if err != nil {
 		return nil, err
 	}

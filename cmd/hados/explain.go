@@ -10,23 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/plan"
 	"github.com/hados-io/hados/race/rules"
 )
-
-// raceOptions maps the configuration onto the planner's options.
-func raceOptions(cfg hados.Config) (rules.Options, error) {
-	o := rules.DefaultOptions()
-	o.Enabled, o.ANSI = cfg.Enabled, cfg.ANSI
-	o.Whitelist, o.DisabledExpressions = cfg.Whitelist, cfg.DisabledExpressions
-	s, err := rules.ParseStrategy(cfg.Strategy)
-	if err != nil {
-		return o, err
-	}
-	o.Strategy = s
-	return o, nil
-}
 
 // planWithOptions loads a plan file and the planner options of the
 // configuration.
@@ -35,7 +22,7 @@ func (a *app) planWithOptions(path string) (*plan.Plan, rules.Options, error) {
 	if err != nil {
 		return nil, rules.Options{}, err
 	}
-	opts, err := raceOptions(cfg)
+	opts, err := exec.PlannerOptions(cfg)
 	if err != nil {
 		return nil, opts, err
 	}

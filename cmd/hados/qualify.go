@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/qualify"
 )
 
@@ -24,7 +25,7 @@ the top reasons with counts. The configuration's planner keys apply.`,
 			if err != nil {
 				return err
 			}
-			opts, err := raceOptions(cfg)
+			opts, err := exec.PlannerOptions(cfg)
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/device/soft/internal/cctest"
 )
 
 // The hash join ops against a plain reference: random build and probe key
@@ -418,13 +419,7 @@ func TestJoinBudgetAndErrors(t *testing.T) {
 
 // TestJoinABILayout checks the Go encoders' sizes against the C compiler's.
 func TestJoinABILayout(t *testing.T) {
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("no C compiler (%s): %v", cc, err)
-	}
+	cc := cctest.Compiler(t, "cc")
 	_, file, _, _ := runtime.Caller(0)
 	inc := filepath.Join(filepath.Dir(file), "..", "include")
 	dir := t.TempDir()

@@ -355,12 +355,13 @@ func refStrToDate(s string) val {
 	return val{i: days}
 }
 
+// refStrToInt is UTF8String.toLong/toInt: no digit is required (".", "-."
+// are 0), but the trimmed text must not be empty or a lone sign.
 func refStrToInt(s string, vt device.VType) val {
-	m := reInt.FindStringSubmatch(trimSpark(s))
-	if m == nil || len(m[1])+len(m[2]) == 0 {
+	t := trimSpark(s)
+	if t == "" || t == "+" || t == "-" || !reInt.MatchString(t) {
 		return nullV
 	}
-	t := trimSpark(s)
 	if i := strings.IndexByte(t, '.'); i >= 0 {
 		t = t[:i]
 	}

@@ -10,18 +10,13 @@ import (
 	"testing"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/device/soft/internal/cctest"
 )
 
 // buildSO compiles C sources into a shared object in a temporary directory.
 func buildSO(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
-	}
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("no C compiler (%s) to build a plugin: %v", cc, err)
-	}
+	cc := cctest.Compiler(t, "gcc")
 	out := filepath.Join(t.TempDir(), name)
 	cmd := exec.Command(cc, append([]string{"-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-I../include", "-o", out}, append(args, "-lpthread")...)...)
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -97,21 +97,29 @@ static int parse_date(soft_str s, int32_t *out) {
   return 1;
 }
 
-/* Spark's string -> integer: [+-]digits[.digits] (fraction truncated). */
+/* Spark's string -> integer (UTF8String.toLong/toInt with allowDecimal):
+   [+-][digits][.[digits]] with the fraction checked and truncated. As in
+   Spark, no digit is required: ".", "+." and "-." are 0, while "", "+" and
+   "-" (nothing but a sign) are invalid. */
 static int parse_int(soft_str s, int64_t lo, int64_t hi, int64_t *out) {
   s = trim(s);
+  if (s.len == 0) return 0;
   uint32_t j = 0;
-  int neg = 0, digits = 0;
-  if (j < s.len && (s.ptr[j] == '-' || s.ptr[j] == '+')) neg = s.ptr[j++] == '-';
+  int neg = 0;
+  if (s.ptr[0] == '-' || s.ptr[0] == '+') {
+    if (s.len == 1) return 0;
+    neg = s.ptr[j++] == '-';
+  }
   u128 acc = 0;
-  for (; j < s.len && s.ptr[j] >= '0' && s.ptr[j] <= '9'; j++, digits++) {
+  for (; j < s.len && s.ptr[j] >= '0' && s.ptr[j] <= '9'; j++) {
     acc = acc * 10 + (s.ptr[j] - '0');
     if (acc > ((u128)1 << 64)) return 0;
   }
   if (j < s.len && s.ptr[j] == '.') {
-    for (j++; j < s.len && s.ptr[j] >= '0' && s.ptr[j] <= '9'; j++) digits++;
+    j++;
+    while (j < s.len && s.ptr[j] >= '0' && s.ptr[j] <= '9') j++;
   }
-  if (j != s.len || digits == 0) return 0;
+  if (j != s.len) return 0;
   i128 v = neg ? -(i128)acc : (i128)acc;
   if (v < lo || v > hi) return 0;
   *out = (int64_t)v;

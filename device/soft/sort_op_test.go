@@ -1,6 +1,7 @@
 package soft_test
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -44,7 +45,7 @@ func refCmp(vt device.VType, a, b val, flags uint32) int {
 	case device.VTStr:
 		r = strings.Compare(a.s, b.s)
 	default:
-		r = cmpInt(a.i, b.i)
+		r = cmp.Compare(a.i, b.i)
 	}
 	if flags&device.SortDesc != 0 {
 		r = -r
@@ -54,16 +55,6 @@ func refCmp(vt device.VType, a, b val, flags uint32) int {
 
 func b2i(b bool) int {
 	if b {
-		return 1
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
 		return 1
 	}
 	return 0

@@ -8,28 +8,12 @@ import (
 	"testing"
 
 	"github.com/hados-io/hados/device"
-	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/hados/diag"
+	"github.com/hados-io/hados/hados/hadostest"
 )
 
-func openRuntime(t *testing.T, devices string) *hados.Runtime {
-	t.Helper()
-	cfg := hados.DefaultConfig()
-	cfg.Devices = devices
-	rt, err := hados.Open(cfg, hados.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rt.Close(); err != nil {
-			t.Errorf("runtime close: %v", err)
-		}
-	})
-	return rt
-}
-
 func TestDiagPasses(t *testing.T) {
-	rt := openRuntime(t, "soft:memory=128MiB,mode=discrete;soft:memory=128MiB,mode=host-visible,simd=scalar")
+	rt := hadostest.OpenDevices(t, "soft:memory=128MiB,mode=discrete;soft:memory=128MiB,mode=host-visible,simd=scalar")
 	for _, u := range rt.Units() {
 		var steps []string
 		rep, err := diag.Run(context.Background(), u, diag.Options{Quick: true, Sizes: []uint64{4 << 10, 1 << 20},
@@ -56,7 +40,7 @@ func TestDiagPasses(t *testing.T) {
 }
 
 func TestDiagFails(t *testing.T) {
-	rt := openRuntime(t, "soft:memory=64MiB,dma_error_rate=1")
+	rt := hadostest.OpenDevices(t, "soft:memory=64MiB,dma_error_rate=1")
 	rep, err := diag.Run(context.Background(), rt.Units()[0], diag.Options{Quick: true, LatencySamples: 10})
 	if err == nil || rep.Pass || !errors.Is(err, device.ErrIO) {
 		t.Fatalf("diag on a failing device: pass=%v err=%v", rep.Pass, err)
@@ -69,7 +53,7 @@ func TestDiagFails(t *testing.T) {
 }
 
 func TestDiagCancelled(t *testing.T) {
-	rt := openRuntime(t, "soft:memory=64MiB")
+	rt := hadostest.OpenDevices(t, "soft:memory=64MiB")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := diag.Run(ctx, rt.Units()[0], diag.Options{Quick: true}); !errors.Is(err, context.Canceled) {

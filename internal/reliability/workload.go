@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/hados-io/hados/internal/linediff"
 	"github.com/hados-io/hados/internal/tpchgen"
 	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/planbuilder"
@@ -213,17 +214,8 @@ func rowCount(r *exec.Result) int {
 // diff describes the first difference between two canonical results.
 func diff(want, got string) string {
 	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("%d lines, reference %d; first difference at line %d: got %q, want %q", len(gl), len(wl), i+1, g, w)
-		}
+	if i, w, g, differ := linediff.First(wl, gl); differ {
+		return fmt.Sprintf("%d lines, reference %d; first difference at line %d: got %q, want %q", len(gl), len(wl), i+1, g, w)
 	}
 	return "results differ"
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/internal/arrowsize"
 )
 
 var lineitemSchema = arrow.NewSchema([]arrow.Field{
@@ -75,7 +77,7 @@ func lineitemBatches(b *testing.B, mem memory.Allocator) ([]arrow.RecordBatch, i
 		}
 		rec := bld.NewRecordBatch()
 		bld.Release()
-		bytes += recordBytes(rec)
+		bytes += arrowsize.Record(rec)
 		recs = append(recs, rec)
 		done += n
 	}

@@ -1,7 +1,6 @@
 package exchange
 
 import (
-	"bytes"
 	"encoding/hex"
 	"flag"
 	"os"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hados-io/hados/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata")
@@ -44,18 +45,6 @@ func TestGoldenShuffleFiles(t *testing.T) {
 	}
 	index, _ := os.ReadFile(out.IndexPath)
 	data, _ := os.ReadFile(out.DataPath)
-	got := []byte("index\n" + hex.Dump(index) + "data\n" + hex.Dump(data))
-	const path = "testdata/shuffle_none.golden"
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("shuffle files differ from %s:\n%s", path, got)
-	}
+	got := "index\n" + hex.Dump(index) + "data\n" + hex.Dump(data)
+	testkit.Golden(t, "testdata/shuffle_none.golden", got, *update)
 }

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/internal/arrowsize"
 )
 
 // DefaultMemoryLimit is how many bytes of partitioned records a
@@ -140,7 +141,7 @@ func (w *ShuffleWriter) Write(rec arrow.RecordBatch) error {
 			continue
 		}
 		if !counted { // the pieces share one set of buffers
-			w.bufBytes += recordBytes(r)
+			w.bufBytes += arrowsize.Record(r)
 			counted = true
 		}
 		w.buffered[p] = append(w.buffered[p], r)
@@ -166,31 +167,6 @@ func catchPanic(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-// recordBytes is the size of the buffers a record references.
-func recordBytes(r arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range r.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil { // a typed nil when absent
-		n += dataBytes(dict)
-	}
-	return n
 }
 
 // spill writes every buffered partition as a block into a new run file.

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 
+	"github.com/hados-io/hados/internal/arrowsize"
 	"github.com/hados-io/hados/internal/tpchgen"
 )
 
@@ -82,23 +83,7 @@ func runBench(b *testing.B, opt Options) Stats {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for {
-			rec, err := s.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if rec == nil {
-				break
-			}
-			for _, c := range rec.Columns() {
-				for _, buf := range c.Data().Buffers() {
-					if buf != nil {
-						decoded += int64(buf.Len())
-					}
-				}
-			}
-			rec.Release()
-		}
+		each(b, s, func(rec arrow.RecordBatch) { decoded += arrowsize.Record(rec) })
 		st = s.Stats()
 		s.Close()
 	}
@@ -162,14 +147,7 @@ func writeSorted(b *testing.B, files []string, cols []Column, out string) {
 		dec  [3]int64
 	}
 	var rows []row
-	for {
-		rec, err := s.Next()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if rec == nil {
-			break
-		}
+	each(b, s, func(rec arrow.RecordBatch) {
 		for i := 0; i < int(rec.NumRows()); i++ {
 			r := row{date: int32(rec.Column(0).(*array.Date32).Value(i))}
 			for j := 1; j < 4; j++ {
@@ -177,8 +155,7 @@ func writeSorted(b *testing.B, files []string, cols []Column, out string) {
 			}
 			rows = append(rows, r)
 		}
-		rec.Release()
-	}
+	})
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].date < rows[j].date })
 	fields := []arrow.Field{{Name: cols[0].Name, Type: arrow.FixedWidthTypes.Date32, Nullable: true}}
 	for _, c := range cols[1:] {

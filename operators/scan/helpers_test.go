@@ -109,6 +109,23 @@ func tryScan(opt Options, f Filter) ([]string, Stats, error) {
 	return rows, s.Stats(), nil
 }
 
+// each calls fn on every record s returns, in order, releasing each once
+// fn returns (fn retains what it keeps); an error fails the test.
+func each(t testing.TB, s *Scanner, fn func(rec arrow.RecordBatch)) {
+	t.Helper()
+	for {
+		rec, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec == nil {
+			return
+		}
+		fn(rec)
+		rec.Release()
+	}
+}
+
 // collect runs a scan and returns its records; release them with releaseAll.
 func collect(t testing.TB, opt Options) []arrow.RecordBatch {
 	t.Helper()

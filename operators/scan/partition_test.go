@@ -98,17 +98,7 @@ func TestPartitionOnlyColumns(t *testing.T) {
 	s := mustOpen(t, Options{Dir: dir, Alloc: alloc})
 	defer s.Close()
 	var n int64
-	for {
-		rec, err := s.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec == nil {
-			break
-		}
-		n += rec.NumRows()
-		rec.Release()
-	}
+	each(t, s, func(rec arrow.RecordBatch) { n += rec.NumRows() })
 	if n != 8 {
 		t.Errorf("count = %d", n)
 	}

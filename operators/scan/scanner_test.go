@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 )
@@ -43,22 +44,14 @@ func TestDeterministicOrder(t *testing.T) {
 				opt.Alloc = testAlloc(t)
 				s := mustOpen(t, opt)
 				var got []string
-				for {
-					r, err := s.Next()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if r == nil {
-						break
-					}
+				each(t, s, func(r arrow.RecordBatch) {
 					if batch > 0 && r.NumRows() > int64(batch) {
 						t.Errorf("record of %d rows, batch %d", r.NumRows(), batch)
 					}
 					for i := 0; i < int(r.NumRows()); i++ {
 						got = append(got, rowString(r, i))
 					}
-					r.Release()
-				}
+				})
 				st := s.Stats()
 				s.Close()
 				if d := diffRows(want, got); d != "" {

@@ -13,10 +13,21 @@ import (
 // hiveNull is the directory value Hive and Spark write for a null partition value.
 const hiveNull = "__HIVE_DEFAULT_PARTITION__"
 
-// listDir returns the data files under a table directory in path order,
-// skipping names Spark treats as hidden (leading "_" or ".", e.g. _SUCCESS,
-// .crc files) and the directories that hold them.
+// listDir returns the data files under a table directory (see TableFiles),
+// its error naming the directory.
 func listDir(dir string) ([]string, error) {
+	files, err := TableFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("scan: listing table directory %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+// TableFiles returns the data files under a table directory in path order,
+// skipping names Spark treats as hidden (leading "_" or ".", e.g. _SUCCESS,
+// .crc files) and the directories that hold them. The error is the file
+// system's, unwrapped.
+func TableFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -35,7 +46,7 @@ func listDir(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scan: listing table directory %s: %w", dir, err)
+		return nil, err
 	}
 	sort.Strings(files)
 	return files, nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hados-io/hados/internal/arrowsize"
 	"github.com/hados-io/hados/operators/exchange"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer m.Close()
-			b.SetBytes(16 * recordBytes(rec))
+			b.SetBytes(16 * arrowsize.Record(rec))
 			var disk int64
 			for b.Loop() {
 				w, _ := m.Create("bench", testSchema)
@@ -40,7 +41,7 @@ func BenchmarkRun(b *testing.B) {
 				}
 				r.Remove()
 			}
-			b.ReportMetric(float64(16*recordBytes(rec))/float64(disk), "ratio")
+			b.ReportMetric(float64(16*arrowsize.Record(rec))/float64(disk), "ratio")
 		})
 	}
 }

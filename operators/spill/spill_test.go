@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hados-io/hados/internal/testkit"
 	"github.com/hados-io/hados/operators/exchange"
 )
 
@@ -430,19 +431,7 @@ func TestLayoutGolden(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	golden := filepath.Join("testdata", "layout.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("layout changed:\n%s\nwant\n%s", b.String(), want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "layout.golden"), b.String(), *update)
 }
 
 // TestConcurrentWriters uses one manager from several goroutines (as the

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/hados-io/hados/internal/arrowsize"
 	"github.com/hados-io/hados/internal/probe"
 	"github.com/hados-io/hados/operators/exchange"
 )
@@ -72,7 +73,7 @@ func (w *Writer) Write(rec arrow.Record) error {
 		return w.fail(fmt.Errorf("spill: %s: %w", w.operator, err))
 	}
 	w.rows += rec.NumRows()
-	w.pending += recordBytes(rec)
+	w.pending += arrowsize.Record(rec)
 	if w.pending >= segmentBytes {
 		return w.commit()
 	}
@@ -100,28 +101,6 @@ func conform(schema *arrow.Schema, rec arrow.Record) (arrow.Record, error) {
 		}
 	}
 	return array.NewRecordBatch(schema, rec.Columns(), rec.NumRows()), nil
-}
-
-// recordBytes is the size of the buffers rec references.
-func recordBytes(rec arrow.Record) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
 }
 
 // commit closes the open segment and renames its files after the run.

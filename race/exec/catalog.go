@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/hados-io/hados/operators/scan"
 	"github.com/hados-io/hados/operators/types"
 	"github.com/hados-io/hados/race/plan"
 )
@@ -31,7 +32,7 @@ func WarehouseCatalog(dir string) (*plan.Catalog, error) {
 		if !e.IsDir() || name[0] == '_' || name[0] == '.' {
 			continue
 		}
-		files, err := tableFiles(filepath.Join(dir, name))
+		files, err := scan.TableFiles(filepath.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("exec: warehouse table %s: %w", name, err)
 		}

@@ -58,6 +58,12 @@ type Env struct {
 	// negative: one task per partition). Results do not change: a
 	// partition is never split.
 	AdvisoryPartitionBytes int64
+	// Pool is the FAIR scheduler pool of the query's tasks
+	// (spark.scheduler.pool; "" is the default pool).
+	Pool string
+	// TaskIDBase numbers the query's tasks from TaskIDBase+1 on (a host
+	// engine running several queries keeps their task ids apart).
+	TaskIDBase int64
 	// Logf, if set, receives one line per stage (debugging).
 	Logf func(format string, args ...any)
 }

@@ -14,9 +14,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/hados/hadostest"
+	"github.com/hados-io/hados/internal/linediff"
 	"github.com/hados-io/hados/internal/tpchgen"
 	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/race/exec"
+	"github.com/hados-io/hados/race/plan"
 	"github.com/hados-io/hados/race/planbuilder"
 	"github.com/hados-io/hados/race/rules"
 )
@@ -77,16 +80,7 @@ func openRuntime(t *testing.T, devices string, dmaRetries int) *hados.Runtime {
 	cfg := hados.DefaultConfig()
 	cfg.Devices = devices
 	cfg.Retries = dmaRetries
-	rt, err := hados.Open(cfg, hados.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rt.Close(); err != nil {
-			t.Errorf("runtime close: %v", err)
-		}
-	})
-	return rt
+	return hadostest.Open(t, cfg)
 }
 
 func runtime(t *testing.T, devices string) *hados.Runtime { return openRuntime(t, devices, 3) }
@@ -100,6 +94,22 @@ func convert(t *testing.T, q int) *rules.Result {
 	res, err := rules.Run(p, rules.DefaultOptions(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return res
+}
+
+// executable converts p with the default options; the plan must run on
+// the device today (the failure prints RACE's explain text).
+func executable(t *testing.T, p *plan.Plan) *rules.Result {
+	t.Helper()
+	res, err := rules.Run(p, rules.DefaultOptions(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ExecutableToday() {
+		var b strings.Builder
+		res.WriteText(&b)
+		t.Fatalf("%s is not executable:\n%s", p.Name, b.String())
 	}
 	return res
 }
@@ -202,17 +212,8 @@ func sameRows(a, b []string) bool {
 }
 
 func firstDiff(a, b []string) string {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return fmt.Sprintf("row %d: %q vs %q", i, x, y)
-		}
+	if i, x, y, differ := linediff.First(a, b); differ {
+		return fmt.Sprintf("row %d: %q vs %q", i, x, y)
 	}
 	return "(same)"
 }

@@ -248,7 +248,7 @@ func (q *query) broadcastTarget(addr string) (*operators.Target, error) {
 	if t := q.bcast[addr]; t != nil {
 		return t.Targets()[0], nil
 	}
-	t, err := q.env.Runtime.BeginTask(hados.TaskSpec{ID: q.taskID.Add(1), Devices: []string{addr}})
+	t, err := q.env.Runtime.BeginTask(hados.TaskSpec{ID: q.nextTaskID(), Devices: []string{addr}, Pool: q.env.Pool})
 	if err != nil {
 		return nil, err
 	}

@@ -20,14 +20,7 @@ func buildPlan(t *testing.T, top *planbuilder.Rel) *rules.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rules.Run(p, rules.DefaultOptions(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.ExecutableToday() {
-		t.Fatalf("%s falls back: %+v", t.Name(), res.Fallbacks())
-	}
-	return res
+	return executable(t, p)
 }
 
 // TestUnion concatenates a scan (one partition per file), another table's

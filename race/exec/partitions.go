@@ -2,13 +2,11 @@ package exec
 
 import (
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/internal/safepath"
+	"github.com/hados-io/hados/operators/scan"
 	"github.com/hados-io/hados/race/rules"
 )
 
@@ -104,39 +102,12 @@ func (q *query) files(n *rules.Node) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if files, err = tableFiles(dir); err != nil {
+	if files, err = scan.TableFiles(dir); err != nil {
 		return nil, fmt.Errorf("exec: table %s: %w", n.Spark.Scan.Table, err)
 	}
 	q.mu.Lock()
 	q.fileCache[n] = files
 	q.mu.Unlock()
-	return files, nil
-}
-
-// tableFiles lists a table directory's files in path order, skipping
-// names starting with "_" or "." (and directories so named) as Spark does.
-func tableFiles(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if path != dir && (strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".")) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
 	return files, nil
 }
 

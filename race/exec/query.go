@@ -223,3 +223,6 @@ func (q *query) logf(format string, args ...any) {
 		q.env.Logf(format, args...)
 	}
 }
+
+// nextTaskID numbers the query's tasks after Env.TaskIDBase.
+func (q *query) nextTaskID() int64 { return q.env.TaskIDBase + q.taskID.Add(1) }

@@ -12,7 +12,6 @@ import (
 	"github.com/hados-io/hados/operators/types"
 	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/plan"
-	"github.com/hados-io/hados/race/rules"
 )
 
 // TestCancel cancels a query when its second stage starts: the run ends
@@ -136,13 +135,7 @@ func TestScalarSubquery(t *testing.T) {
 		{"two rows", keyCmp("<", 2), "", "scalar-subquery#900"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := rules.Run(scalarPlan(tc.cond), rules.DefaultOptions(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.ExecutableToday() {
-				t.Fatalf("the plan falls back: %+v", res.Fallbacks())
-			}
+			res := executable(t, scalarPlan(tc.cond))
 			out, err := exec.Run(context.Background(), exec.Env{Runtime: rt, Warehouse: dir}, res)
 			if tc.err != "" {
 				if !errors.Is(err, exec.ErrScalarSubquery) || !strings.Contains(err.Error(), tc.err) {

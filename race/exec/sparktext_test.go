@@ -34,16 +34,7 @@ func sparkText(t *testing.T, name, dir string) *rules.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rules.Run(p, rules.DefaultOptions(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.ExecutableToday() {
-		var b strings.Builder
-		res.WriteText(&b)
-		t.Fatalf("%s is not executable:\n%s", name, b.String())
-	}
-	return res
+	return executable(t, p)
 }
 
 // runBoth runs res as one task (coalescing nothing) and as many (small

@@ -151,8 +151,8 @@ func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (
 		return context.Cause(ctx)
 	}
 	defer func() { <-q.slots }()
-	task, err := q.env.Runtime.BeginTask(hados.TaskSpec{ID: q.taskID.Add(1), Stage: s.id, Partition: p,
-		Devices: []string{addr}, Quota: q.quota(addr)})
+	task, err := q.env.Runtime.BeginTask(hados.TaskSpec{ID: q.nextTaskID(), Stage: s.id, Partition: p,
+		Devices: []string{addr}, Quota: q.quota(addr), Pool: q.env.Pool})
 	if err != nil {
 		return err
 	}

@@ -6,21 +6,10 @@ import (
 	"github.com/hados-io/hados/race/plan"
 )
 
-// BuildSide is the side of a hash join that is built into a hash table.
-type BuildSide uint8
+// BuildSide, BuildRight and BuildLeft re-export plan's build sides.
+type BuildSide = plan.BuildSide
 
-// The build sides.
-const (
-	BuildRight BuildSide = iota
-	BuildLeft
-)
-
-func (s BuildSide) String() string {
-	if s == BuildLeft {
-		return "left"
-	}
-	return "right"
-}
+const BuildRight, BuildLeft = plan.BuildRight, plan.BuildLeft
 
 // Join describes an equi-join: its type, the key pairs (each bound to its
 // own side), an optional extra condition over both sides' columns, and for

@@ -13,21 +13,10 @@ type SortKey struct {
 	NullsFirst bool
 }
 
-// BuildSide is the side of a hash join that is built into the hash table.
-type BuildSide uint8
+// BuildSide, BuildRight and BuildLeft re-export plan's build sides.
+type BuildSide = plan.BuildSide
 
-// The build sides.
-const (
-	BuildRight BuildSide = iota
-	BuildLeft
-)
-
-func (b BuildSide) String() string {
-	if b == BuildLeft {
-		return "left"
-	}
-	return "right"
-}
+const BuildRight, BuildLeft = plan.BuildRight, plan.BuildLeft
 
 // JoinPayload is a hash join converted: keys over each child's output,
 // the extra condition over the left columns then the right ones.

@@ -1,11 +1,12 @@
 package codectest
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/hados-io/hados/device/soft/internal/cctest"
 )
 
 // TestCStandalone builds testdata/standalone.c against the headers as
@@ -14,13 +15,7 @@ import (
 // round trips plus decoding of mutated blocks in exact-size malloc'd
 // buffers. It is skipped when no C compiler is installed.
 func TestCStandalone(t *testing.T) {
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("no C compiler (%s): %v", cc, err)
-	}
+	cc := cctest.Compiler(t, "cc")
 	csrc, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,15 @@
 //go:build unix
 
-package duckdbh
+package measure
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user + system) the process has used.
-func processCPU() time.Duration {
+// ProcessCPU returns the CPU time (user + system, all threads) the process
+// has used so far; zero when the kernel does not answer.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

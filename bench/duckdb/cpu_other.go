@@ -1,8 +1,0 @@
-//go:build !unix
-
-package duckdbh
-
-import "time"
-
-// processCPU is not available on this platform.
-func processCPU() time.Duration { return 0 }
