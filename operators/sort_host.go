@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 
 	"github.com/hados-io/hados/device"
+	"github.com/hados-io/hados/operators/exchange"
 )
 
 // Host-side row comparison and copying for the spilled sort's k-way merge
@@ -34,7 +34,7 @@ func newHostKey(col int, dt arrow.DataType, desc, nullsFirst bool) (hostKey, err
 	switch dt.ID() {
 	case arrow.BOOL:
 		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpBool(a.(*array.Boolean).Value(i), b.(*array.Boolean).Value(j))
+			return exchange.CompareBool(a.(*array.Boolean).Value(i), b.(*array.Boolean).Value(j))
 		}
 	case arrow.INT32:
 		k.cmp = cmpValues[int32, *array.Int32]
@@ -52,7 +52,7 @@ func newHostKey(col int, dt arrow.DataType, desc, nullsFirst bool) (hostKey, err
 		}
 	case arrow.FLOAT64:
 		k.cmp = func(a, b arrow.Array, i, j int) int {
-			return cmpDouble(a.(*array.Float64).Value(i), b.(*array.Float64).Value(j))
+			return exchange.CompareDouble(a.(*array.Float64).Value(i), b.(*array.Float64).Value(j))
 		}
 	case arrow.STRING:
 		k.cmp = func(a, b arrow.Array, i, j int) int {
@@ -86,37 +86,6 @@ func strBytes(a *array.String, i int) []byte {
 // ordered values T.
 func cmpValues[T cmp.Ordered, A interface{ Value(int) T }](a, b arrow.Array, i, j int) int {
 	return cmp.Compare(a.(A).Value(i), b.(A).Value(j))
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case b:
-		return -1
-	}
-	return 1
-}
-
-// cmpDouble orders doubles as Spark: NaN greatest and equal to itself,
-// -0.0 equal to 0.0.
-func cmpDouble(a, b float64) int {
-	na, nb := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case na || nb:
-		if na == nb {
-			return 0
-		}
-		if na {
-			return 1
-		}
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // cmpHostRows compares row i of record x with row j of record y by the keys.

@@ -94,7 +94,7 @@ func valueCompare(a, b arrow.Array) (cmpFunc, error) {
 		return func(i, j int) int { return inner(x.GetValueIndex(i), y.GetValueIndex(j)) }, nil
 	case *array.Boolean:
 		y := b.(*array.Boolean)
-		return func(i, j int) int { return cmpBool(x.Value(i), y.Value(j)) }, nil
+		return func(i, j int) int { return CompareBool(x.Value(i), y.Value(j)) }, nil
 	case *array.Int8:
 		return ordered(x.Int8Values(), b.(*array.Int8).Int8Values()), nil
 	case *array.Int16:
@@ -111,10 +111,10 @@ func valueCompare(a, b arrow.Array) (cmpFunc, error) {
 		return ordered(x.Values(), b.(*array.Decimal64).Values()), nil
 	case *array.Float32:
 		xs, ys := x.Float32Values(), b.(*array.Float32).Float32Values()
-		return func(i, j int) int { return cmpFloat(float64(xs[i]), float64(ys[j])) }, nil
+		return func(i, j int) int { return CompareDouble(float64(xs[i]), float64(ys[j])) }, nil
 	case *array.Float64:
 		xs, ys := x.Float64Values(), b.(*array.Float64).Float64Values()
-		return func(i, j int) int { return cmpFloat(xs[i], ys[j]) }, nil
+		return func(i, j int) int { return CompareDouble(xs[i], ys[j]) }, nil
 	case *array.Decimal128:
 		xs, ys := x.Values(), b.(*array.Decimal128).Values()
 		return func(i, j int) int { return xs[i].Cmp(ys[j]) }, nil
@@ -130,7 +130,8 @@ func ordered[T cmp.Ordered](xs, ys []T) cmpFunc {
 	return func(i, j int) int { return cmp.Compare(xs[i], ys[j]) }
 }
 
-func cmpBool(a, b bool) int {
+// CompareBool is Spark's ordering of booleans: false before true.
+func CompareBool(a, b bool) int {
 	switch {
 	case a == b:
 		return 0
@@ -140,9 +141,9 @@ func cmpBool(a, b bool) int {
 	return 1
 }
 
-// cmpFloat is Spark's SQLOrderingUtil.compareDoubles: NaN is the largest
-// value and equals itself; -0.0 equals 0.0.
-func cmpFloat(a, b float64) int {
+// CompareDouble is Spark's SQLOrderingUtil.compareDoubles: NaN is the
+// largest value and equals itself; -0.0 equals 0.0.
+func CompareDouble(a, b float64) int {
 	switch {
 	case a < b:
 		return -1
