@@ -126,6 +126,22 @@ typedef struct soft_device {
   uint64_t open_ns;
 } soft_device;
 
+/* A block of device memory held by an engine structure (an aggregation
+   state, a join table): p in the device's memory, bytes as allocated
+   (rounded up to SOFT_ALIGN). Its owner frees it with soft_block_free. */
+typedef struct soft_block {
+  uint8_t *p;
+  uint64_t bytes;
+} soft_block;
+
+static inline uint64_t soft_round_align(uint64_t n) { return (n + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1); }
+/* Allocates max(bytes, 1) rounded to SOFT_ALIGN from the device heap into
+   b (counted in the device's allocations); E_NOMEM without a message when
+   the heap is exhausted (callers say what they were allocating). */
+int soft_block_alloc(soft_device *d, soft_block *b, uint64_t bytes);
+/* Frees b (idempotent: a block without memory is ignored) and clears it. */
+void soft_block_free(soft_device *d, soft_block *b);
+
 uint64_t soft_now_ns(void);
 int soft_queues_start(soft_device *d);
 void soft_queues_stop(soft_device *d);

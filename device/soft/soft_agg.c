@@ -116,10 +116,7 @@ enum {
 };
 
 /* A device heap block owned by a state. */
-typedef struct agg_block {
-  uint8_t *p;
-  uint64_t bytes; /* as allocated (rounded to SOFT_ALIGN) */
-} agg_block;
+typedef soft_block agg_block;
 
 typedef struct agg_col {
   uint32_t kind;  /* A_* of an update */
@@ -187,42 +184,29 @@ struct soft_agg_state {
 
 /* ---------------------------------------------------------------- memory */
 
-static uint64_t round_align(uint64_t n) { return (n + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1); }
-
-static void blk_release(soft_device *d, agg_block *b) {
-  if (!b->p) return;
-  soft_heap_free(&d->heap, (uint64_t)(b->p - d->mem), NULL);
-  atomic_fetch_add(&d->frees, 1);
-  b->p = NULL;
-  b->bytes = 0;
-}
-
 /* Releases a block of a live state. */
 static void blk_drop(soft_agg_state *st, agg_block *b) {
   st->held -= b->bytes;
-  blk_release(st->d, b);
+  soft_block_free(st->d, b);
 }
 
 /* Replaces block b by one of want bytes, keeping its first keep bytes and
    zeroing the rest; within the budget counted as the bytes held after. */
 static int blk_resize(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t keep, const char *what) {
   soft_device *d = st->d;
-  uint64_t len = round_align(want);
+  uint64_t len = soft_round_align(want);
   uint64_t after = st->held - b->bytes + len;
   if (st->budget && after > st->budget)
     return soft_fail(HADOS_E_NOMEM,
                      "soft agg: growing the %s to %llu bytes needs %llu bytes of aggregation state, over the budget of %llu bytes",
                      what, (unsigned long long)len, (unsigned long long)after, (unsigned long long)st->budget);
-  uint64_t off;
-  int s = soft_heap_alloc(&d->heap, len, &off);
+  agg_block nb;
+  int s = soft_block_alloc(d, &nb, len);
   if (s) return s;
-  atomic_fetch_add(&d->allocs, 1);
-  uint8_t *p = d->mem + off;
-  if (keep) memcpy(p, b->p, keep);
-  memset(p + keep, 0, len - keep);
-  blk_release(d, b);
-  b->p = p;
-  b->bytes = len;
+  if (keep) memcpy(nb.p, b->p, keep);
+  memset(nb.p + keep, 0, len - keep);
+  soft_block_free(d, b);
+  *b = nb;
   st->held = after;
   return HADOS_OK;
 }
@@ -1202,14 +1186,14 @@ static int perfect_setup(soft_agg_state *st, const hados_agg_spec *spec) {
 
 static void state_release(soft_agg_state *st) {
   soft_device *d = st->d;
-  blk_release(d, &st->recs);
-  blk_release(d, &st->table);
-  blk_release(d, &st->arena);
-  blk_release(d, &st->pindex);
-  for (uint32_t k = 0; k < st->n_keys; k++) blk_release(d, &st->keys[k].dict);
+  soft_block_free(d, &st->recs);
+  soft_block_free(d, &st->table);
+  soft_block_free(d, &st->arena);
+  soft_block_free(d, &st->pindex);
+  for (uint32_t k = 0; k < st->n_keys; k++) soft_block_free(d, &st->keys[k].dict);
   st->magic = 0;
   agg_block self = st->self;
-  blk_release(d, &self);
+  soft_block_free(d, &self);
 }
 
 static uint32_t memo_usable(const soft_agg_state *st);
@@ -1229,22 +1213,20 @@ int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget,
     int e = agg_resolve(&spec->aggs[j], j, &aggs[j]);
     if (e) return e;
   }
-  uint64_t len = round_align(sizeof(soft_agg_state));
+  uint64_t len = soft_round_align(sizeof(soft_agg_state));
   if (budget && len > budget)
     return soft_fail(HADOS_E_NOMEM, "soft agg: the state needs %llu bytes, over the budget of %llu bytes", (unsigned long long)len,
                      (unsigned long long)budget);
-  uint64_t off;
-  int e = soft_heap_alloc(&d->heap, len, &off);
+  agg_block self;
+  int e = soft_block_alloc(d, &self, len);
   if (e) return e;
-  atomic_fetch_add(&d->allocs, 1);
-  soft_agg_state *st = (soft_agg_state *)(d->mem + off);
+  soft_agg_state *st = (soft_agg_state *)self.p;
   memset(st, 0, sizeof(*st));
   st->magic = AGG_MAGIC;
   st->d = d;
   st->budget = budget;
-  st->self.p = (uint8_t *)st;
-  st->self.bytes = len;
-  st->held = len;
+  st->self = self;
+  st->held = self.bytes;
   st->n_keys = spec->n_keys;
   st->n_aggs = spec->n_aggs;
   for (uint32_t k = 0; k < st->n_keys; k++) st->keys[k].vt = spec->key_vtypes[k];

@@ -199,3 +199,21 @@ int soft_heap_free(soft_heap *h, uint64_t off, uint64_t *out_len) {
   pthread_mutex_unlock(&h->mu);
   return HADOS_OK;
 }
+
+int soft_block_alloc(soft_device *d, soft_block *b, uint64_t bytes) {
+  uint64_t off, len = soft_round_align(bytes ? bytes : 1);
+  int st = soft_heap_alloc(&d->heap, len, &off);
+  if (st != HADOS_OK) return st;
+  atomic_fetch_add(&d->allocs, 1);
+  b->p = d->mem + off;
+  b->bytes = len;
+  return HADOS_OK;
+}
+
+void soft_block_free(soft_device *d, soft_block *b) {
+  if (!b->p) return;
+  soft_heap_free(&d->heap, (uint64_t)(b->p - d->mem), NULL);
+  atomic_fetch_add(&d->frees, 1);
+  b->p = NULL;
+  b->bytes = 0;
+}

@@ -78,10 +78,7 @@ typedef struct jslot {
   uint32_t ref;   /* count == 1: the row; else the start of its run in dup[] */
 } jslot;
 
-typedef struct jblock {
-  uint8_t *p;
-  uint64_t bytes;
-} jblock;
+typedef soft_block jblock;
 
 typedef struct join_state {
   uint64_t magic;
@@ -96,34 +93,20 @@ typedef struct join_state {
 
 /* ---------------------------------------------------------------- memory */
 
-static uint64_t round_align(uint64_t n) { return (n + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1); }
-
 static int blk_alloc(soft_device *d, jblock *b, uint64_t bytes, const char *what) {
-  uint64_t off;
-  bytes = round_align(bytes ? bytes : 1);
-  if (soft_heap_alloc(&d->heap, bytes, &off) != HADOS_OK)
-    return soft_fail(HADOS_E_NOMEM, "join build: %s: %llu bytes: device memory exhausted", what, (unsigned long long)bytes);
-  atomic_fetch_add(&d->allocs, 1);
-  b->p = d->mem + off;
-  b->bytes = bytes;
+  if (soft_block_alloc(d, b, bytes) != HADOS_OK)
+    return soft_fail(HADOS_E_NOMEM, "join build: %s: %llu bytes: device memory exhausted", what,
+                     (unsigned long long)soft_round_align(bytes ? bytes : 1));
   return HADOS_OK;
-}
-
-static void blk_free(soft_device *d, jblock *b) {
-  if (!b->p) return;
-  soft_heap_free(&d->heap, (uint64_t)(b->p - d->mem), NULL);
-  atomic_fetch_add(&d->frees, 1);
-  b->p = NULL;
-  b->bytes = 0;
 }
 
 static void state_release(join_state *s) {
   soft_device *d = s->d;
-  blk_free(d, &s->slots);
-  blk_free(d, &s->dup);
+  soft_block_free(d, &s->slots);
+  soft_block_free(d, &s->dup);
   s->magic = 0;
   jblock self = s->self;
-  blk_free(d, &self);
+  soft_block_free(d, &self);
 }
 
 /* ---------------------------------------------------------------- columns */
@@ -380,7 +363,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   tmp.mask = cap - 1;
   /* the peak: state + slots + slot of each row; the row array of
      duplicated keys (at most rows entries) comes after the temporary */
-  uint64_t b_self = round_align(sizeof(join_state)), b_slots = round_align(cap * sizeof(jslot)), b_tmp = round_align(rows * 4 + 4);
+  uint64_t b_self = soft_round_align(sizeof(join_state)), b_slots = soft_round_align(cap * sizeof(jslot)), b_tmp = soft_round_align(rows * 4 + 4);
   uint64_t need = b_self + b_slots + b_tmp;
   if (op->arg[0] && need > op->arg[0]) {
     *result = need;
@@ -423,18 +406,18 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     slotof[r] = kind == 2 ? NULL_GROUP : (uint32_t)(e - t);
   }
   if (dups) {
-    uint64_t total = need + round_align(dups * 4);
+    uint64_t total = need + soft_round_align(dups * 4);
     if (op->arg[0] && total > op->arg[0]) {
-      blk_free(d, &scratch);
+      soft_block_free(d, &scratch);
       state_release(s);
       *result = total;
       return soft_fail(HADOS_E_NOMEM, "join build: %llu rows with %llu of duplicated keys need %llu bytes over the budget of %llu",
                        (unsigned long long)rows, (unsigned long long)dups, (unsigned long long)total, (unsigned long long)op->arg[0]);
     }
     if ((st = blk_alloc(d, &s->dup, dups * 4, "rows of duplicated keys"))) {
-      blk_free(d, &scratch);
+      soft_block_free(d, &scratch);
       state_release(s);
-      *result = need + round_align(dups * 4);
+      *result = need + soft_round_align(dups * 4);
       return st;
     }
     /* runs: ref = the end of the key's run, filled backwards */
@@ -454,7 +437,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
       if (e->count > 1) dup[--e->ref] = (uint32_t)r;
     }
   }
-  blk_free(d, &scratch);
+  soft_block_free(d, &scratch);
   s->magic = JOIN_STATE_MAGIC;
   uint64_t addr = d->base + (uint64_t)(self.p - d->mem);
   memcpy(cell, &addr, 8);
