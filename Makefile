@@ -107,17 +107,21 @@ cshared:
 
 ## cabi-check: libhados.so, then the C executor example (examples/executor) and the C ABI misuse test under
 ## valgrind (installed if missing; Go runtime noise suppressed by examples/executor/go-runtime.supp, which says what)
-CABI_TPCH := $(BUILD)/cabi-tpch
-CABI_ARGS := $(CABI_TPCH) race/planbuilder/testdata/tpch/q6.json examples/executor/q6-host-rows.json
+CABI_TPCH  := $(BUILD)/cabi-tpch
+CABI_SPARK := $(BUILD)/cabi-spark-tpch
+CABI_ARGS  := $(CABI_TPCH) race/planbuilder/testdata/tpch/q6.json examples/executor/q6-host-rows.json
+CABI_EXEC  := $(CABI_SPARK) examples/executor/tpch-q3.explain.txt examples/executor/tpch-q3.expected examples/executor/q6-host-rows.json
 CABI_CC   = $${CC:-gcc} -Wall -Werror -g -I$(BUILD)/include -Iexamples/executor -L$(BUILD)/lib -Wl,-rpath,$(CURDIR)/$(BUILD)/lib
 VALGRIND  := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
              --suppressions=examples/executor/go-runtime.supp
 cabi-check: cshared build
 	command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind)
 	test -d $(CABI_TPCH)/lineitem || ./$(BIN) gen tpch --sf 0.01 --tables lineitem --out $(CABI_TPCH) --quiet
+	test -d $(CABI_SPARK)/lineitem || ./$(BIN) gen tpch --sf 0.01 --schema spark-test --row-group-rows 16384 \
+	  --tables customer,orders,lineitem --out $(CABI_SPARK) --quiet
 	$(CABI_CC) -o $(BUILD)/executor examples/executor/executor.c -lhados -lpthread
 	$(CABI_CC) -o $(BUILD)/abi_misuse cgo/testdata/abi_misuse.c -lhados -lpthread
-	$(VALGRIND) $(BUILD)/executor $(CABI_ARGS) 1131634.2086
+	$(VALGRIND) $(BUILD)/executor $(CABI_EXEC)
 	$(VALGRIND) $(BUILD)/abi_misuse $(CABI_ARGS)
 	@echo "cabi-check: the executor example and the misuse test pass under valgrind with no leaks"
 

@@ -18,6 +18,12 @@
 // still running, waits for it, returns all device memory and closes the
 // devices.
 //
+// A task runs the whole plan (stage 0: hados's executor runs its stages
+// and shuffles), or one partition of one stage when the host engine
+// schedules the stages and shuffles itself (stages.go lists them from
+// race/exec.Stages; the task runs race/exec.RunStage with the producing
+// stages' outputs as its input streams).
+//
 // # Crossing the boundary
 //
 // Go values cross as runtime/cgo Handles, never Go pointers. Every handle

@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/plan"
 	"github.com/hados-io/hados/race/rules"
 )
@@ -24,7 +26,8 @@ const maxPlanBytes = 64 << 20
 
 // planState is what a hados_plan handle holds: the converted plan and
 // what was decided about it. It is immutable once built (tasks on many
-// threads read it) and owns no memory outside Go.
+// threads read it; its stages are described once, on first use) and owns
+// no memory outside Go.
 type planState struct {
 	rs         *runtimeState
 	res        *rules.Result
@@ -34,6 +37,10 @@ type planState struct {
 	inputs     int
 	offloaded  bool
 	executable bool
+
+	stagesOnce sync.Once // stages
+	stageList  []exec.StageInfo
+	stagesErr  error
 }
 
 // newPlan imports and converts a plan's text under the runtime's
@@ -59,7 +66,7 @@ func newPlan(rs *runtimeState, text []byte, set func(func(k, v string) error) er
 	if err != nil {
 		return nil, err
 	}
-	p, err := importPlan(name, text)
+	p, err := importPlan(name, text, ps.warehouse)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +95,10 @@ func newPlan(rs *runtimeState, text []byte, set func(func(k, v string) error) er
 }
 
 // importPlan reads the plan IR's JSON when the text starts with '{', else
-// Spark's EXPLAIN FORMATTED text (as `hados explain` does).
-func importPlan(name string, text []byte) (*plan.Plan, error) {
+// Spark's EXPLAIN FORMATTED text (as `hados run` does: the columns the
+// text leaves untyped, such as an empty relation's or a partition
+// column's, typed from the warehouse's files when there is one).
+func importPlan(name string, text []byte, warehouse string) (*plan.Plan, error) {
 	if t := bytes.TrimLeft(text, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		p, err := plan.DecodeJSON(bytes.NewReader(t))
 		if err != nil {
@@ -100,7 +109,15 @@ func importPlan(name string, text []byte) (*plan.Plan, error) {
 		}
 		return p, nil
 	}
-	p, err := plan.ImportSpark(name, bytes.NewReader(text))
+	var opts plan.ImportOptions
+	if warehouse != "" {
+		cat, err := exec.WarehouseCatalog(warehouse)
+		if err != nil {
+			return nil, invalidf("hados_plan_create: %v", err)
+		}
+		opts.Catalog = cat
+	}
+	p, err := plan.ImportSparkWith(name, bytes.NewReader(text), opts)
 	if err != nil {
 		return nil, invalidf("hados_plan_create: plan text: %v", err)
 	}

@@ -46,6 +46,9 @@ type taskState struct {
 	cancel context.CancelFunc
 	begun  time.Time
 
+	// stage is the stage the task runs (nil: the whole plan)
+	stage *exec.StageInfo
+
 	mu      sync.Mutex
 	phase   taskPhase
 	inputs  []*streamInput
@@ -88,6 +91,18 @@ func beginTask(ps *planState, spec hados.TaskSpec) (*taskState, error) {
 	if spec.ID == 0 {
 		spec.ID = -ps.rs.nextTask.Add(1) // negative: never one of Spark's attempt ids
 	}
+	var st *exec.StageInfo
+	inputs := ps.inputs
+	if spec.Stage != 0 {
+		var err error
+		if st, err = ps.stageByID(spec.Stage); err != nil {
+			return nil, err
+		}
+		if spec.Partition >= st.Partitions {
+			return nil, invalidf("hados_task_begin: stage %d has partitions 0..%d, not %d", st.ID, st.Partitions-1, spec.Partition)
+		}
+		inputs = len(st.Inputs)
+	}
 	ht, err := ps.rs.rt.BeginTask(spec)
 	if err != nil {
 		return nil, err
@@ -99,8 +114,8 @@ func beginTask(ps *planState, spec hados.TaskSpec) (*taskState, error) {
 	if spec.Amount == 0 {
 		spec.Amount = 1
 	}
-	t := &taskState{rs: ps.rs, plan: ps, task: ht, begun: time.Now(), phase: phaseBegun,
-		inputs: make([]*streamInput, ps.inputs)}
+	t := &taskState{rs: ps.rs, plan: ps, task: ht, begun: time.Now(), phase: phaseBegun, stage: st,
+		inputs: make([]*streamInput, inputs)}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	m := &t.metrics
 	m.TaskID, m.Stage, m.Partition, m.Devices, m.Amount, m.Pool = spec.ID, spec.Stage, spec.Partition, spec.Devices, spec.Amount, spec.Pool
@@ -111,7 +126,7 @@ func beginTask(ps *planState, spec hados.TaskSpec) (*taskState, error) {
 		}
 		m.QuotaBytes = append(m.QuotaBytes, q)
 	}
-	m.Inputs = make([]inputMetrics, ps.inputs)
+	m.Inputs = make([]inputMetrics, inputs)
 	m.Operators = []operatorStats{}
 	return t, nil
 }
@@ -124,7 +139,7 @@ func (t *taskState) setInput(i int, in *C.struct_ArrowArrayStream) error {
 		return invalidf("hados_task_set_input: the task is %s (inputs are set before hados_task_execute)", t.phase)
 	}
 	if i < 0 || i >= len(t.inputs) {
-		return invalidf("hados_task_set_input: input %d of a plan with %d host inputs", i, len(t.inputs))
+		return invalidf("hados_task_set_input: input %d of a task with %d inputs", i, len(t.inputs))
 	}
 	if t.inputs[i] != nil {
 		return invalidf("hados_task_set_input: input %d is already set", i)
@@ -207,9 +222,10 @@ func (t *taskState) execute(out *C.struct_ArrowArrayStream) error {
 	return nil
 }
 
-// run executes the plan on the task's first device with its inputs. The
-// executor may split the plan into tasks of its own: they run at most
-// amount × the device's engine cores at once, sharing the task's quota.
+// run executes the task on its first device with its inputs: one
+// partition of one stage, or the whole plan, which the executor splits
+// into tasks of its own that run at most amount × the device's engine
+// cores at once, sharing the task's quota.
 func (t *taskState) run() (*exec.Result, error) {
 	if err := t.ctx.Err(); err != nil {
 		return nil, err
@@ -224,6 +240,10 @@ func (t *taskState) run() (*exec.Result, error) {
 	}
 	if u, err := t.rs.rt.Unit(env.Device); err == nil {
 		env.Parallelism = max(1, int(float64(u.Device.Info().Cores)*m.Amount))
+	}
+	if t.stage != nil { // one task of one stage
+		env.TaskMemory = max(1, m.QuotaBytes[0])
+		return exec.RunStage(t.ctx, env, t.plan.res, t.stage.ID, m.Partition)
 	}
 	env.TaskMemory = max(1, m.QuotaBytes[0]/uint64(env.Parallelism))
 	return exec.Run(t.ctx, env, t.plan.res)

@@ -51,7 +51,7 @@ func planQ6(t *testing.T, rs *runtimeState) *planState {
 // execute into a C stream, read it as a C consumer would, end. It returns
 // the first cell.
 func runGoTask(rs *runtimeState, ps *planState, part int) (string, error) {
-	tk, err := beginTask(ps, hados.TaskSpec{Stage: 1, Partition: part, Devices: []string{fmt.Sprint(part % 2)},
+	tk, err := beginTask(ps, hados.TaskSpec{Partition: part, Devices: []string{fmt.Sprint(part % 2)},
 		Amount: 0.5, Quota: 16 << 20, Pool: []string{"etl", "adhoc"}[part%2]})
 	if err != nil {
 		return "", err

@@ -187,20 +187,80 @@ int hados_plan_input_count(hados_plan *p, size_t *out);
    running. */
 int hados_plan_destroy(hados_plan **p);
 
+/* ---- stages: when the host engine schedules tasks and shuffles ----
+
+   A task begun with stage 0 runs the whole plan: hados splits it into
+   stages at its exchanges and runs them itself. A host engine that does
+   its own scheduling and shuffles (Spark) runs one task per partition of
+   each stage instead, in dependency order, passing the stage's id to
+   hados_task_begin and each producing stage's output as an input:
+     - a shuffle input: the rows of reduce partition `partition` of the
+       producing shuffle_map stage (all its map tasks' outputs);
+     - a broadcast or gather input: every row of the producing stage;
+     - a host input: rows a host operator produces.
+   A shuffle_map task's output carries, when partition_ids is 1, the
+   reduce partition of its rows as a first int32 column "__partition",
+   every batch holding rows of one partition (Spark's partition ids:
+   pmod(murmur3(keys, 42), n) for a hash exchange). A range exchange's
+   bounds need every map task's keys first: its output has no ids and the
+   host engine partitions it (Spark's RangePartitioner). The result
+   stage's output is the query's. A scalar subquery a stage reads is run
+   by the task itself. Stages are listed in dependency order: a stage's
+   inputs come from stages listed before it. */
+enum {
+  HADOS_STAGE_SHUFFLE_MAP = 1, /* ends at an Exchange */
+  HADOS_STAGE_BROADCAST = 2,   /* ends at a BroadcastExchange */
+  HADOS_STAGE_GATHER = 3,      /* the local form of a TopN or limit; its consumer has one task */
+  HADOS_STAGE_RESULT = 4       /* the query's result */
+};
+enum { HADOS_INPUT_SHUFFLE = 1, HADOS_INPUT_BROADCAST = 2, HADOS_INPUT_GATHER = 3, HADOS_INPUT_HOST = 4 };
+
+typedef struct hados_stage {
+  int32_t id;                 /* the stage argument of hados_task_begin (1, 2, …) */
+  int32_t kind;               /* HADOS_STAGE_* */
+  int32_t partitions;         /* its tasks: partitions 0 … partitions-1 */
+  int32_t n_inputs;           /* the hados_task_set_input calls each of its tasks needs */
+  int32_t shuffle_partitions; /* a shuffle_map stage's reduce partitions; else 0 */
+  int32_t partition_ids;      /* 1: a shuffle_map output's first column is "__partition" */
+} hados_stage;
+
+typedef struct hados_stage_input {
+  int32_t kind;  /* HADOS_INPUT_* */
+  int32_t stage; /* the producing stage's id; 0 for a host input */
+} hados_stage_input;
+
+/* Number of stages of plan p (which must be executable). Counting a scan's
+   partitions lists its table's files in the warehouse. */
+int hados_plan_stage_count(hados_plan *p, size_t *out);
+
+/* Stage i (0 ≤ i < hados_plan_stage_count, dependency order) and its
+   input j (0 ≤ j < n_inputs, the order of hados_task_set_input). */
+int hados_plan_stage(hados_plan *p, size_t i, hados_stage *out);
+int hados_plan_stage_input(hados_plan *p, size_t i, size_t j, hados_stage_input *out);
+
+/* The stages as JSON, for a JVM plugin: [{"id","kind","name","deps",
+   "inputs":[{"kind","stage","name"}],"partitions","shuffle":{"mode",
+   "partitions","keys","partition_ids"},"output":[{"name","type"}]}];
+   free with hados_free_string. */
+int hados_plan_stages_json(hados_plan *p, char **out_json);
+
 /* ---- tasks ---- */
 
-/* Begins a task of plan p: Spark's task attempt id (0: hados assigns one),
-   stage and partition; the device addresses Spark's scheduler assigned
+/* Begins a task of plan p: Spark's task attempt id (0: hados assigns one);
+   stage 0 for the whole plan (partition is then only a label), or a
+   stage's id and one of its partitions (see "stages" above); the device
+   addresses Spark's scheduler assigned
    (the "dpu" resource; n_devices 0 means device "0"); amount, the fraction
    of each device the task holds (spark.task.resource.dpu.amount; 0 means
    1); quota, the task's device memory in bytes per device (0: amount × the
    device's memory); pool, the FAIR scheduler pool (NULL or "": default).
-   Errors name the bad address, amount or quota. */
+   Errors name the bad stage, partition, address, amount or quota. */
 int hados_task_begin(hados_plan *p, int64_t task_id, int32_t stage, int32_t partition,
                      const char *const *devices, size_t n_devices, double amount, uint64_t quota,
                      const char *pool, hados_task **out);
 
-/* Hands the task its input i (0 ≤ i < hados_plan_input_count): hados takes
+/* Hands the task its input i (0 ≤ i < hados_plan_input_count for the
+   whole plan, < the stage's n_inputs for a stage): hados takes
    ownership of the stream (it is moved: *in is marked released) and
    releases it when the task ends. A released stream, an index out of
    range or an input set twice is HADOS_ERR_INVALID. */

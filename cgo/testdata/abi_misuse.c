@@ -164,14 +164,41 @@ static void plans_and_tasks(const char *warehouse, const char *q6_path, const ch
   CHECK(hados_task_begin(p, 1, -1, 0, dev0, 1, 0.5, 0, NULL, &t) == HADOS_ERR_INVALID, "negative stage");
   CHECK(hados_task_begin((hados_plan *)rt, 1, 0, 0, dev0, 1, 0.5, 0, NULL, &t) == HADOS_ERR_INVALID, "runtime as plan");
 
+  /* stages: indexes out of range, NULL outs, a stage or partition that does not exist */
+  size_t ns = 0;
+  CHECK(hados_plan_stage_count(p, &ns) == HADOS_OK && ns >= 2, "q6 stages %zu", ns);
+  CHECK(hados_plan_stage_count(p, NULL) == HADOS_ERR_INVALID, "stage count NULL out");
+  hados_stage stg;
+  hados_stage_input sin;
+  struct ArrowArrayStream out0;
+  CHECK(hados_plan_stage(p, ns, &stg) == HADOS_ERR_INVALID && contains(hados_last_error(), "stage index"),
+        "stage index out of range");
+  CHECK(hados_plan_stage(p, 0, NULL) == HADOS_ERR_INVALID, "stage NULL out");
+  CHECK(hados_plan_stage(p, ns - 1, &stg) == HADOS_OK && stg.kind == HADOS_STAGE_RESULT && stg.n_inputs == 1,
+        "the last stage is the result, reading one input");
+  CHECK(hados_plan_stage_input(p, ns - 1, 0, &sin) == HADOS_OK && sin.stage > 0, "the result's input");
+  CHECK(hados_plan_stage_input(p, ns - 1, 1, &sin) == HADOS_ERR_INVALID, "stage input out of range");
+  CHECK(hados_plan_stage_input(p, ns - 1, 0, NULL) == HADOS_ERR_INVALID, "stage input NULL out");
+  CHECK(hados_plan_stages_json(p, NULL) == HADOS_ERR_INVALID, "stages json NULL out");
+  CHECK(hados_task_begin(p, 1, 99, 0, dev0, 1, 0.5, 0, NULL, &t) == HADOS_ERR_INVALID &&
+            contains(hados_last_error(), "no stage 99"),
+        "unknown stage");
+  CHECK(hados_task_begin(p, 1, stg.id, stg.partitions, dev0, 1, 0.5, 0, NULL, &t) == HADOS_ERR_INVALID &&
+            contains(hados_last_error(), "partitions 0.."),
+        "partition out of range");
+  CHECK(hados_task_begin(p, 1, stg.id, 0, dev0, 1, 0.5, 0, NULL, &t) == HADOS_OK, "begin the result stage");
+  CHECK(hados_task_execute(t, &out0) == HADOS_ERR_INVALID && contains(hados_last_error(), "input 0 of 1 is not set"),
+        "a stage task without its input");
+  CHECK(hados_task_end(&t) == HADOS_OK, "end the stage task");
+
   /* a task: inputs out of range, execute, execute twice, streams released twice */
-  CHECK(hados_task_begin(p, 7, 1, 0, dev0, 1, 0.5, 0, "etl", &t) == HADOS_OK && t, "begin");
+  CHECK(hados_task_begin(p, 7, 0, 0, dev0, 1, 0.5, 0, "etl", &t) == HADOS_OK && t, "begin");
   int released = 0;
   int64_t ints[] = {1, 2};
   rows_column cols[] = {{"k", "l", ints, NULL, NULL}};
   struct ArrowArrayStream in;
   rows_stream(&in, cols, 1, 2, 1, &released);
-  CHECK(hados_task_set_input(t, 0, &in) == HADOS_ERR_INVALID && contains(hados_last_error(), "0 host inputs") &&
+  CHECK(hados_task_set_input(t, 0, &in) == HADOS_ERR_INVALID && contains(hados_last_error(), "0 inputs") &&
             in.release != NULL,
         "input out of range");
   in.release(&in);

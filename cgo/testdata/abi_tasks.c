@@ -22,7 +22,7 @@ static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
 static int run_task(hados_plan *p, int64_t id, int partition, char **text) {
   const char *devs[] = {partition % 2 ? "1" : "0"};
   hados_task *t = NULL;
-  int st = hados_task_begin(p, id, 3, partition, devs, 1, 0.5, 16u << 20, partition % 2 ? "etl" : "adhoc", &t);
+  int st = hados_task_begin(p, id, 0, partition, devs, 1, 0.5, 16u << 20, partition % 2 ? "etl" : "adhoc", &t);
   if (st != HADOS_OK) return st;
   struct ArrowArrayStream out;
   st = hados_task_execute(t, &out);

@@ -1,21 +1,26 @@
 /* executor.c — a C program that plays a Spark executor driving hados
    through libhados.so:
      1. init (ExecutorPlugin.init) with spark.hados.* configuration: two
-        soft DPUs, the warehouse of TPC-H tables, the FAIR scheduler;
-     2. plans TPC-H Q6 (a plan JSON of race/planbuilder) and prints the
-        offload decision, explain text and fallback reasons;
-     3. runs 4 tasks of it on 4 pthreads, each holding half a device
+        soft DPUs, the warehouse of TPC-H tables (Spark's test schema), the
+        FAIR scheduler;
+     2. plans a query from Spark's own EXPLAIN FORMATTED text and prints the
+        offload decision, explain text, fallback reasons and its stages;
+     3. runs it as Spark would, stage by stage (stages.h): each stage's
+        tasks on 4 pthreads, each task holding half a device
         (spark.task.resource.dpu.amount=0.5) with a memory quota and a FAIR
-        pool, reads each task's output ArrowArrayStream, prints its rows
-        and task metrics JSON and checks the result;
+        pool, its inputs fed as ArrowArrayStreams over the outputs of the
+        stages it reads, shuffle_map outputs routed by partition id; then
+        checks the rows against the expected file and against hados running
+        the whole plan as one task;
      4. plans Q6 over rows the host produces (a LocalTableScan: hados reads
         them through an input ArrowArrayStream) and runs a task feeding
-        them — or reports that this build cannot;
+        them;
      5. shuts down (ExecutorPlugin.shutdown).
-   Usage: executor WAREHOUSE Q6.json HOST-ROWS.json [EXPECTED-REVENUE [N]]
-   With N, it then times N tasks of an empty stage (the host-rows plan over
-   an empty stream): the per-call overhead. Prints "ok" at the end when
-   every check passed. */
+   Usage: executor WAREHOUSE SPARK-PLAN EXPECTED-ROWS HOST-ROWS.json [N]
+   EXPECTED-ROWS is the result as rows_print prints it ("-" skips that
+   check). With N, it then times N tasks of an empty stage (the host-rows
+   plan over an empty stream): the per-call overhead. Prints "ok" at the
+   end when every check passed. */
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,53 +28,22 @@
 #include "hados.h"
 #include "harness.h"
 #include "arrow_rows.h"
+#include "stages.h"
 
-enum { TASKS = 4 };
+static double now(void) { return job_now(); }
 
-typedef struct {
-  hados_plan *plan;
-  int partition;
-  const char *expected;
-  int status;
-  char *rows, *metrics; /* printed output and metrics JSON (free them) */
-  double seconds;
-} task_run;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* run_task is one Spark task: begin on its device, execute, read the
-   output stream, take the metrics, end. */
-static void *run_task(void *arg) {
-  task_run *r = arg;
-  double start = now();
-  const char *devs[] = {r->partition % 2 ? "1" : "0"}; /* the "dpu" resource Spark assigned */
-  hados_task *t = NULL;
-  r->status = hados_task_begin(r->plan, 100 + r->partition, 1, r->partition, devs, 1, 0.5, 24u << 20,
-                               r->partition % 2 ? "etl" : "adhoc", &t);
-  if (r->status != HADOS_OK) {
-    fprintf(stderr, "task %d: begin: %s\n", r->partition, hados_last_error());
+/* print_stream prints a stream's rows into a string (free it). */
+static char *print_stream(struct ArrowArrayStream *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int64_t n = rows_print(f, s);
+  fclose(f);
+  if (n < 0) {
+    free(text);
     return NULL;
   }
-  struct ArrowArrayStream out;
-  r->status = hados_task_execute(t, &out);
-  if (r->status == HADOS_OK) {
-    size_t len = 0;
-    FILE *f = open_memstream(&r->rows, &len);
-    if (rows_print(f, &out) < 0) r->status = HADOS_ERR_INTERNAL;
-    fclose(f);
-    out.release(&out);
-  } else {
-    fprintf(stderr, "task %d: execute: %s\n", r->partition, hados_last_error());
-  }
-  hados_task_metrics(t, &r->metrics);
-  int end = hados_task_end(&t);
-  if (r->status == HADOS_OK) r->status = end;
-  r->seconds = now() - start;
-  return NULL;
+  return text;
 }
 
 static hados_plan *plan(hados_runtime *rt, const char *path, const char *const *k, const char *const *v, size_t n) {
@@ -122,7 +96,7 @@ static void host_rows(hados_runtime *rt, const char *path) {
                         {"l_discount", "d:15,2", disc, NULL, NULL},
                         {"l_shipdate", "tdD", ship, NULL, NULL}};
   hados_task *t = NULL;
-  CHECK(hados_task_begin(p, 200, 2, 0, NULL, 0, 0.5, 0, NULL, &t) == HADOS_OK, "begin host-rows task");
+  CHECK(hados_task_begin(p, 200, 0, 0, NULL, 0, 0.5, 0, NULL, &t) == HADOS_OK, "begin host-rows task");
   struct ArrowArrayStream in, out;
   rows_stream(&in, cols, 4, N, 3, NULL); /* 3 batches of the same 1000 rows */
   CHECK(hados_task_set_input(t, 0, &in) == HADOS_OK && in.release == NULL, "set input");
@@ -153,9 +127,12 @@ static void host_rows(hados_runtime *rt, const char *path) {
   hados_plan_destroy(&p);
 }
 
-/* overhead times tasks of the host-rows plan over an empty input stream
-   (an empty stage): begin, set_input, execute, read the empty result,
-   end; it prints the mean per task and of hados_task_execute alone. */
+/* overhead times tasks of an empty stage: the host-rows plan's stage that
+   reads the host input (filter, project, partial aggregate, partition
+   ids) over an empty input stream — begin, set_input, execute, read the
+   empty result, end — and the same plan as a whole-plan task (stage 0:
+   hados's executor runs both stages and shuffles through files). It
+   prints the mean per task and of hados_task_execute alone. */
 static void overhead(hados_runtime *rt, const char *path, int reps) {
   const char *k[] = {"spark.hados.whitelist"};
   const char *v[] = {"LocalTableScan"};
@@ -164,38 +141,111 @@ static void overhead(hados_runtime *rt, const char *path, int reps) {
   hados_plan *p = NULL;
   CHECK(text && hados_plan_create(rt, text, len, k, v, 1, &p) == HADOS_OK, "plan for overhead");
   free(text);
+  if (!p) return;
+  int32_t host_stage = -1;
+  size_t n = 0;
+  hados_plan_stage_count(p, &n);
+  for (size_t i = 0; i < n; i++) {
+    hados_stage s;
+    hados_stage_input in;
+    if (hados_plan_stage(p, i, &s) == HADOS_OK && s.n_inputs == 1 && hados_plan_stage_input(p, i, 0, &in) == HADOS_OK &&
+        in.kind == HADOS_INPUT_HOST)
+      host_stage = s.id;
+  }
+  CHECK(host_stage > 0, "the host-rows plan has a stage reading the host input");
   rows_column cols[] = {{"l_quantity", "d:15,2", NULL, NULL, NULL},
                         {"l_extendedprice", "d:15,2", NULL, NULL, NULL},
                         {"l_discount", "d:15,2", NULL, NULL, NULL},
                         {"l_shipdate", "tdD", NULL, NULL, NULL}};
-  double total = 0, exec = 0;
-  for (int i = 0; i < reps && p; i++) {
-    double t0 = now();
-    hados_task *t = NULL;
-    struct ArrowArrayStream in, out;
-    int st = hados_task_begin(p, 0, 9, i, NULL, 0, 0.5, 0, NULL, &t);
-    rows_stream(&in, cols, 4, 0, 0, NULL); /* no batches */
-    if (st == HADOS_OK) st = hados_task_set_input(t, 0, &in);
-    double t1 = now();
-    if (st == HADOS_OK) st = hados_task_execute(t, &out);
-    double t2 = now();
-    if (st == HADOS_OK) {
-      struct ArrowArray a;
-      while (out.get_next(&out, &a) == 0 && a.release) a.release(&a);
-      out.release(&out);
+  for (int whole = 0; whole < 2 && host_stage > 0; whole++) {
+    double total = 0, exec = 0;
+    for (int i = 0; i < reps; i++) {
+      double t0 = now();
+      hados_task *t = NULL;
+      struct ArrowArrayStream in, out;
+      int st = hados_task_begin(p, 0, whole ? 0 : host_stage, 0, NULL, 0, 0.5, 0, NULL, &t);
+      rows_stream(&in, cols, 4, 0, 0, NULL); /* no batches */
+      if (st == HADOS_OK) st = hados_task_set_input(t, 0, &in);
+      double t1 = now();
+      if (st == HADOS_OK) st = hados_task_execute(t, &out);
+      double t2 = now();
+      if (st == HADOS_OK) {
+        struct ArrowArray a;
+        while (out.get_next(&out, &a) == 0 && a.release) a.release(&a);
+        out.release(&out);
+      }
+      CHECK(st == HADOS_OK, "empty-stage task %d: %d", i, st);
+      if (t) hados_task_end(&t);
+      total += now() - t0, exec += t2 - t1;
     }
-    CHECK(st == HADOS_OK, "empty-stage task %d: %d", i, st);
-    if (t) hados_task_end(&t);
-    total += now() - t0, exec += t2 - t1;
+    if (reps > 0)
+      printf("empty %s: %.1f us per task, %.1f us in hados_task_execute (mean of %d)\n",
+             whole ? "whole plan (2 stages, file shuffle)" : "stage", total / reps * 1e6, exec / reps * 1e6, reps);
   }
-  if (reps > 0) printf("empty stage: %.1f us per task, %.1f us in hados_task_execute (mean of %d)\n",
-                       total / reps * 1e6, exec / reps * 1e6, reps);
+  hados_plan_destroy(&p);
+}
+
+/* spark_job runs Spark's plan stage by stage as Spark would, then as
+   one whole-plan task, and checks both against the expected rows. */
+static void spark_job(hados_runtime *rt, const char *path, const char *expected_path) {
+  hados_plan *p = plan(rt, path, NULL, NULL, 0);
+  if (!p) return;
+  char *stages = NULL;
+  CHECK(hados_plan_stages_json(p, &stages) == HADOS_OK, "stages of %s", path);
+  printf("stages: %s\n", stages ? stages : "");
+  hados_free_string(stages);
+
+  job j;
+  double t0 = now();
+  int ok = job_run(&j, p, 24u << 20) == 0;
+  double took = now() - t0;
+  CHECK(ok, "running %s stage by stage", path);
+  int tasks = 0;
+  for (size_t i = 0; i < j.nstages; i++) {
+    tasks += j.stages[i].info.partitions;
+    printf("stage %d: kind %d, %d tasks, %d inputs\n", j.stages[i].info.id, j.stages[i].info.kind,
+           j.stages[i].info.partitions, j.stages[i].info.n_inputs);
+  }
+  char *by_stages = NULL;
+  if (ok) {
+    struct ArrowArrayStream res;
+    job_result(&j, &res);
+    by_stages = print_stream(&res);
+    res.release(&res);
+  }
+  printf("== %s by stages: %zu stages, %d tasks on %d threads, %.1f ms (%.1f ms in hados_task_execute)\n%s",
+         path, j.nstages, tasks, JOB_THREADS, took * 1e3, j.exec_seconds * 1e3, by_stages ? by_stages : "");
+  job_free(&j);
+
+  /* the same plan as one task: hados runs its stages itself */
+  char *whole = NULL;
+  hados_task *t = NULL;
+  struct ArrowArrayStream out;
+  CHECK(hados_task_begin(p, 0, 0, 0, NULL, 0, 1, 0, NULL, &t) == HADOS_OK, "begin whole-plan task");
+  if (t && hados_task_execute(t, &out) == HADOS_OK) {
+    whole = print_stream(&out);
+    out.release(&out);
+  }
+  CHECK(whole != NULL, "whole-plan task of %s", path);
+  if (t) CHECK(hados_task_end(&t) == HADOS_OK, "end whole-plan task");
+  CHECK(by_stages && whole && strcmp(by_stages, whole) == 0, "by stages:\n%s\nwhole plan:\n%s", by_stages, whole);
+
+  if (strcmp(expected_path, "-") != 0) {
+    size_t len = 0;
+    char *want = read_file(expected_path, &len);
+    CHECK(want != NULL, "reading %s", expected_path);
+    CHECK(want && by_stages && strcmp(want, by_stages) == 0, "result differs from %s:\ngot:\n%s\nwant:\n%s",
+          expected_path, by_stages, want);
+    free(want);
+  }
+  free(by_stages);
+  free(whole);
   hados_plan_destroy(&p);
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: executor WAREHOUSE Q6.json HOST-ROWS.json [EXPECTED-REVENUE [N]]\n");
+  if (argc < 5) {
+    fprintf(stderr, "usage: executor WAREHOUSE SPARK-PLAN EXPECTED-ROWS HOST-ROWS.json [N]\n");
     return 2;
   }
   const char *keys[] = {"spark.hados.devices", "spark.hados.warehouse", "spark.hados.scheduler.mode",
@@ -211,29 +261,9 @@ int main(int argc, char **argv) {
   printf("devices: %s\n", devices);
   hados_free_string(devices);
 
-  hados_plan *q6 = plan(rt, argv[2], NULL, NULL, 0);
-  task_run runs[TASKS] = {0};
-  pthread_t th[TASKS];
-  for (int i = 0; i < TASKS && q6; i++) {
-    runs[i] = (task_run){.plan = q6, .partition = i};
-    pthread_create(&th[i], NULL, run_task, &runs[i]);
-  }
-  for (int i = 0; i < TASKS && q6; i++) {
-    pthread_join(th[i], NULL);
-    printf("-- task %d (%.1f ms): status %d\n%smetrics: %s\n", i, runs[i].seconds * 1e3, runs[i].status,
-           runs[i].rows ? runs[i].rows : "", runs[i].metrics ? runs[i].metrics : "");
-    CHECK(runs[i].status == HADOS_OK, "task %d", i);
-    CHECK(argc < 5 || contains(runs[i].rows, argv[4]), "task %d: want revenue %s", i, argv[4]);
-    CHECK(!runs[0].rows || !runs[i].rows || strcmp(runs[0].rows, runs[i].rows) == 0, "tasks 0 and %d differ", i);
-  }
-  for (int i = 0; i < TASKS; i++) {
-    free(runs[i].rows);
-    hados_free_string(runs[i].metrics);
-  }
-  hados_plan_destroy(&q6);
-
-  host_rows(rt, argv[3]);
-  overhead(rt, argv[3], argc > 5 ? atoi(argv[5]) : 0);
+  spark_job(rt, argv[2], argv[3]);
+  host_rows(rt, argv[4]);
+  overhead(rt, argv[4], argc > 5 ? atoi(argv[5]) : 0);
 
   CHECK(hados_shutdown(&rt) == HADOS_OK, "shutdown");
   if (failures) {

@@ -56,6 +56,12 @@ func (b *builder) build(n *rules.Node, p int) (operators.Operator, error) {
 	kind, dep := b.q.leaf(b.s, n)
 	switch kind {
 	case leafShuffle:
+		if in, ok := b.q.external[n]; ok { // a stage run on its own: the host engine feeds the shuffle
+			if p < 0 {
+				return b.empty(n)
+			}
+			return b.track(label(n)+" input", in), nil
+		}
 		return b.shuffleRead(n, dep, p)
 	case leafBroadcast, leafGather:
 		if dep == nil {

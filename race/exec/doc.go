@@ -55,6 +55,20 @@
 // device memory is freed when they end, and the query's shuffle directory
 // is removed whatever happens.
 //
+// # One stage at a time
+//
+// A host engine that schedules stages and does the shuffles itself (Spark
+// through the C ABI) runs the same plan a task at a time instead. Stages
+// lists the DAG in dependency order (StageInfo: kind, partitions, inputs,
+// output partitioning and columns); RunStage runs partition p of one stage
+// with the outputs of the stages it reads handed in as Env.Inputs — a
+// shuffle input replaces the shuffle read, a broadcast or gather input is
+// read whole as that stage's records. Nothing is coalesced (the host
+// engine decides that). A shuffle_map task returns its rows split by
+// reduce partition, PartitionColumn first, with Spark's partition ids; a
+// range exchange's rows come without ids (its bounds need every map
+// task's sample: the host engine's RangePartitioner computes them).
+//
 // # Ownership
 //
 // Run returns host records the caller releases (Result.Release). Every

@@ -124,6 +124,12 @@ func Run(ctx context.Context, env Env, res *rules.Result) (*Result, error) {
 		return nil, err
 	}
 	defer q.close()
+	if len(q.inputs) > len(env.Inputs) {
+		return nil, fmt.Errorf("%w: exec: the plan reads %d host inputs, %d given", ErrNotExecutable, len(q.inputs), len(env.Inputs))
+	}
+	if err := q.makeDirs(); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	q.cancel = cancel

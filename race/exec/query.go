@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hados-io/hados/hados"
+	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/race/convert"
 	"github.com/hados-io/hados/race/rules"
 )
@@ -29,13 +30,18 @@ type query struct {
 	taskID   atomic.Int64
 	stats    *statsTable
 
-	mu        sync.Mutex
-	stages    []*stage
-	byNode    map[*rules.Node]*stage // exchange (and gather) node → the stage producing it
-	scalars   convert.Bindings
-	scalarMu  sync.Mutex // serialises subquery runs (each runs once)
-	payloads  map[*rules.Node]*rules.Payload
-	inputs    map[*rules.Node]int // RowToColumnar over the host → Env.Inputs index
+	mu       sync.Mutex
+	stages   []*stage
+	byNode   map[*rules.Node]*stage // exchange (and gather) node → the stage producing it
+	scalars  convert.Bindings
+	scalarMu sync.Mutex // serialises subquery runs (each runs once)
+	payloads map[*rules.Node]*rules.Payload
+	inputs   map[*rules.Node]int // RowToColumnar over the host → Env.Inputs index
+	// alone is the stage RunStage runs on its own, and external the
+	// shuffle reads of it the host engine feeds, by reading node (scalar
+	// subqueries run as usual)
+	alone     *stage
+	external  map[*rules.Node]operators.Operator
 	fileCache map[*rules.Node][]string
 	bcast     map[string]*hados.Task
 	closed    bool
@@ -69,21 +75,23 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 	}
 	q.slots = make(chan struct{}, par)
 	q.inputs = numberInputs(res.Root)
-	if len(q.inputs) > len(env.Inputs) {
-		return nil, fmt.Errorf("%w: exec: the plan reads %d host inputs, %d given", ErrNotExecutable, len(q.inputs), len(env.Inputs))
-	}
-	dir, err := tempDir(env.ShuffleDir, "hados-shuffle-")
+	return q, nil
+}
+
+// makeDirs creates the query's shuffle directory (and spill directory when
+// Env.SpillDir is set); close removes them.
+func (q *query) makeDirs() error {
+	dir, err := tempDir(q.env.ShuffleDir, "hados-shuffle-")
 	if err != nil {
-		return nil, fmt.Errorf("exec: shuffle directory: %w", err)
+		return fmt.Errorf("exec: shuffle directory: %w", err)
 	}
 	q.dir = dir
-	if env.SpillDir != "" {
-		if q.spillDir, err = tempDir(env.SpillDir, "hados-spill-"); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("exec: spill directory: %w", err)
+	if q.env.SpillDir != "" {
+		if q.spillDir, err = tempDir(q.env.SpillDir, "hados-spill-"); err != nil {
+			return fmt.Errorf("exec: spill directory: %w", err)
 		}
 	}
-	return q, nil
+	return nil
 }
 
 // numberInputs numbers the RowToColumnar transitions whose child stays on

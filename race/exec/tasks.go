@@ -218,6 +218,9 @@ func (b *builder) run(ctx context.Context, p int) error {
 		return err
 	}
 	if b.s.kind == mapStage {
+		if b.s == b.q.alone { // a stage run on its own: the host engine shuffles
+			return b.q.mapOutput(ctx, b, op, p)
+		}
 		return b.q.writeMap(ctx, b, op, p)
 	}
 	recs, err := operators.Collect(ctx, op)
