@@ -70,6 +70,9 @@ type StageInput struct {
 	Stage int `json:"stage,omitempty"`
 	// Name is the operator reading it.
 	Name string `json:"name"`
+	// Columns are the columns the input must have (a shuffle input may
+	// have PartitionColumn first).
+	Columns []Column `json:"columns"`
 }
 
 // ShuffleInfo is how a shuffle_map stage partitions its output.
@@ -147,7 +150,7 @@ func (q *query) describe(s *stage) (StageInfo, error) {
 		info.Deps = append(info.Deps, d.id)
 	}
 	for _, l := range q.stageLeaves(s) {
-		in := StageInput{Name: label(l.node)}
+		in := StageInput{Name: label(l.node), Columns: columns(q.inputAttrs(l))}
 		switch l.kind {
 		case leafShuffle:
 			in.Kind = InputShuffle
@@ -182,10 +185,25 @@ func (q *query) describe(s *stage) (StageInfo, error) {
 			info.Output = append(info.Output, Column{Name: PartitionColumn, Type: "int"})
 		}
 	}
-	for _, a := range attrs {
-		info.Output = append(info.Output, Column{Name: a.Name, Type: a.Type.String()})
-	}
+	info.Output = append(info.Output, columns(attrs)...)
 	return info, nil
+}
+
+func columns(attrs []plan.Attr) []Column {
+	out := make([]Column, 0, len(attrs))
+	for _, a := range attrs {
+		out = append(out, Column{Name: a.Name, Type: a.Type.String()})
+	}
+	return out
+}
+
+// inputAttrs are the columns a stage input carries: the reading node's
+// output, or for a gather the local form's (its child's: not projected).
+func (q *query) inputAttrs(l stageLeaf) []plan.Attr {
+	if l.kind == leafGather {
+		return child(resolve(l.node)).Output()
+	}
+	return l.node.Output()
 }
 
 func stageKindName(s *stage) string {
@@ -363,11 +381,7 @@ func (q *query) bindInputs(ctx context.Context, s *stage) error {
 		if in == nil {
 			return fmt.Errorf("%w: exec: %s: input %d is missing", device.ErrInvalid, s.name(), i)
 		}
-		attrs := l.node.Output()
-		if l.kind == leafGather { // the local form's rows
-			attrs = child(resolve(l.node)).Output()
-		}
-		want, err := schemaOf(attrs)
+		want, err := schemaOf(q.inputAttrs(l))
 		if err != nil {
 			return notExecutable(l.node, err.Error())
 		}
