@@ -15,7 +15,6 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
 )
@@ -38,41 +37,15 @@ type outStream struct {
 	lastErr *C.char // C memory, valid until the next call on the stream
 }
 
-// toC copies records into C memory (cAlloc) and releases the originals;
-// it returns the copies and their bytes.
-func toC(recs []arrow.Record) (out []arrow.Record, bytes int64, err error) {
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-		if err != nil {
-			for _, r := range out {
-				r.Release()
-			}
-			out = nil
-		}
-	}()
+// recordsBytes sums the buffer bytes of records.
+func recordsBytes(recs []arrow.Record) int64 {
+	var n int64
 	for _, r := range recs {
-		cols := make([]arrow.Array, r.NumCols())
-		for i, c := range r.Columns() {
-			if cols[i], err = array.Concatenate([]arrow.Array{c}, cAlloc); err != nil {
-				releaseAll(cols)
-				return out, 0, fmt.Errorf("copying column %s to C memory: %w", r.ColumnName(i), err)
-			}
-			bytes += arrayBytes(cols[i].Data())
-		}
-		out = append(out, array.NewRecord(r.Schema(), cols, r.NumRows()))
-		releaseAll(cols)
-	}
-	return out, bytes, nil
-}
-
-func releaseAll(cols []arrow.Array) {
-	for _, c := range cols {
-		if c != nil {
-			c.Release()
+		for _, c := range r.Columns() {
+			n += arrayBytes(c.Data())
 		}
 	}
+	return n
 }
 
 // arrayBytes sums the lengths of an array's buffers and its children's.

@@ -67,7 +67,7 @@ type taskMetrics struct {
 	State        taskPhase       `json:"state"`
 	Error        string          `json:"error,omitempty"`
 	ExecuteNanos int64           `json:"execute_ns"`
-	ExportNanos  int64           `json:"export_ns"` // copying the output to C memory
+	ExportNanos  int64           `json:"export_ns"` // handing the output over (exec wrote it in C memory)
 	RowsOut      int64           `json:"rows_out"`
 	BatchesOut   int64           `json:"batches_out"`
 	BytesOut     int64           `json:"bytes_out"`
@@ -187,8 +187,8 @@ func (t *taskState) execute(out *C.struct_ArrowArrayStream) error {
 	var recs []arrow.Record
 	var bytes int64
 	exported := time.Now()
-	if err == nil {
-		recs, bytes, err = toC(res.Records)
+	if err == nil { // already in C memory (exec.Env.ResultAllocator)
+		recs, bytes = res.Records, recordsBytes(res.Records)
 		res.Records = nil
 	}
 	done := time.Now()
@@ -233,7 +233,7 @@ func (t *taskState) run() (*exec.Result, error) {
 	m := &t.metrics
 	// the executor's own tasks run in the task's FAIR pool and are numbered
 	// under the Spark task's id (task 7's are 7<<16+1, 7<<16+2, …)
-	env := exec.Env{Runtime: t.rs.rt, Warehouse: t.plan.warehouse, Device: m.Devices[0], Parallelism: 1,
+	env := exec.Env{Runtime: t.rs.rt, Warehouse: t.plan.warehouse, Device: m.Devices[0], Parallelism: 1, ResultAllocator: cAlloc,
 		Inputs: make([]operators.Operator, len(t.inputs)), Pool: m.Pool, TaskIDBase: m.TaskID << 16}
 	for i, in := range t.inputs {
 		env.Inputs[i] = in

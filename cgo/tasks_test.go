@@ -119,6 +119,9 @@ func TestConcurrentTasks(t *testing.T) {
 	if err := rs.shutdown(); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
+	if n := cAlloc.AllocatedBytes(); n != 0 { // results are written in C memory, freed by the consumer's release
+		t.Errorf("C memory holds %d bytes after every output stream was released", n)
+	}
 }
 
 // TestShutdownWithRunningTasks shuts down while goroutines run tasks: each

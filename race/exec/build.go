@@ -184,15 +184,16 @@ func closeAfter(op operators.Operator, err error) error {
 	return err
 }
 
-// toHost copies records into Go memory and releases the originals.
-func toHost(recs []arrow.Record) ([]arrow.Record, error) {
+// toHost copies records into host memory from mem and releases the
+// originals.
+func toHost(recs []arrow.Record, mem memory.Allocator) ([]arrow.Record, error) {
 	out := make([]arrow.Record, 0, len(recs))
 	var err error
 	for _, r := range recs {
 		if err == nil {
 			cols := make([]arrow.Array, r.NumCols())
 			for i, c := range r.Columns() {
-				if cols[i], err = array.Concatenate([]arrow.Array{c}, memory.DefaultAllocator); err != nil {
+				if cols[i], err = array.Concatenate([]arrow.Array{c}, mem); err != nil {
 					break
 				}
 			}

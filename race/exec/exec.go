@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/hados"
@@ -64,6 +65,11 @@ type Env struct {
 	// TaskIDBase numbers the query's tasks from TaskIDBase+1 on (a host
 	// engine running several queries keeps their task ids apart).
 	TaskIDBase int64
+	// ResultAllocator holds the buffers of the records Run or RunStage
+	// return (nil: Go's heap). A host engine that hands them on through
+	// the Arrow C Data interface passes a C allocator, so that they need no
+	// further copy; the caller's Release returns them to it.
+	ResultAllocator memory.Allocator
 	// Logf, if set, receives one line per stage (debugging).
 	Logf func(format string, args ...any)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/race/convert"
@@ -40,8 +42,10 @@ type query struct {
 	// alone is the stage RunStage runs on its own, and external the
 	// shuffle reads of it the host engine feeds, by reading node (scalar
 	// subqueries run as usual)
-	alone     *stage
-	external  map[*rules.Node]operators.Operator
+	alone    *stage
+	external map[*rules.Node]operators.Operator
+	// result is the main tree's result stage (its records are the query's)
+	result    *stage
 	fileCache map[*rules.Node][]string
 	bcast     map[string]*hados.Task
 	closed    bool
@@ -230,6 +234,16 @@ func (q *query) logf(format string, args ...any) {
 	if q.env.Logf != nil {
 		q.env.Logf(format, args...)
 	}
+}
+
+// hostMem is the allocator of stage s's host records: the caller's
+// ResultAllocator for what Run or RunStage returns, Go's heap for the
+// rest (broadcasts, gathers, subqueries).
+func (q *query) hostMem(s *stage) memory.Allocator {
+	if q.env.ResultAllocator != nil && (s == q.result || s == q.alone) {
+		return q.env.ResultAllocator
+	}
+	return memory.DefaultAllocator
 }
 
 // nextTaskID numbers the query's tasks after Env.TaskIDBase.

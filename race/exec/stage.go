@@ -199,7 +199,11 @@ func (q *query) leaf(s *stage, n *rules.Node) (leafKind, *stage) {
 // plan builds (or finds) the stages computing tree, and returns its
 // result stage.
 func (q *query) plan(tree *rules.Node) (*stage, error) {
-	return q.newStage(collectStage, tree, nil)
+	s, err := q.newStage(collectStage, tree, nil)
+	if err == nil && tree == q.res.Root {
+		q.result = s
+	}
+	return s, err
 }
 
 func (q *query) newStage(kind stageKind, top, at *rules.Node) (*stage, error) {

@@ -53,10 +53,10 @@ func (q *query) mapOutput(ctx context.Context, b *builder, op operators.Operator
 	}
 	var out []arrow.Record
 	if pt == nil {
-		out, err = toHost(narrow(recs, width, schema))
+		out, err = toHost(narrow(recs, width, schema), q.hostMem(b.s))
 	} else {
 		schema = withPartitionColumn(schema)
-		out, err = splitByPartition(recs, pt, width, schema)
+		out, err = splitByPartition(recs, pt, width, schema, q.hostMem(b.s))
 	}
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func withPartitionColumn(s *arrow.Schema) *arrow.Schema {
 // splitByPartition partitions each record's first width columns into host
 // records of one reduce partition each, PartitionColumn first, releasing
 // the inputs.
-func splitByPartition(recs []arrow.Record, pt exchange.Partitioner, width int, schema *arrow.Schema) (out []arrow.Record, err error) {
+func splitByPartition(recs []arrow.Record, pt exchange.Partitioner, width int, schema *arrow.Schema, mem memory.Allocator) (out []arrow.Record, err error) {
 	defer func() {
 		for _, r := range recs {
 			if r != nil {
@@ -114,7 +114,7 @@ func splitByPartition(recs []arrow.Record, pt exchange.Partitioner, width int, s
 			return out, err
 		}
 		cols := slice(rec, width, nil)
-		parts, err := exchange.Partition(cols, ids, n, memory.DefaultAllocator)
+		parts, err := exchange.Partition(cols, ids, n, mem)
 		cols.Release()
 		rec.Release()
 		recs[i] = nil
@@ -123,7 +123,7 @@ func splitByPartition(recs []arrow.Record, pt exchange.Partitioner, width int, s
 		}
 		for pid, pr := range parts {
 			if pr != nil {
-				out = append(out, tagPartition(schema, pr, int32(pid)))
+				out = append(out, tagPartition(schema, pr, int32(pid), mem))
 			}
 		}
 	}
@@ -132,9 +132,9 @@ func splitByPartition(recs []arrow.Record, pt exchange.Partitioner, width int, s
 
 // tagPartition puts a constant PartitionColumn before rec's columns
 // (taking over rec's reference).
-func tagPartition(schema *arrow.Schema, rec arrow.Record, pid int32) arrow.Record {
+func tagPartition(schema *arrow.Schema, rec arrow.Record, pid int32, mem memory.Allocator) arrow.Record {
 	defer rec.Release()
-	b := array.NewInt32Builder(memory.DefaultAllocator)
+	b := array.NewInt32Builder(mem)
 	defer b.Release()
 	b.Reserve(int(rec.NumRows()))
 	for range rec.NumRows() {

@@ -225,7 +225,7 @@ func (b *builder) run(ctx context.Context, p int) error {
 	}
 	recs, err := operators.Collect(ctx, op)
 	if err == nil {
-		recs, err = toHost(recs)
+		recs, err = toHost(recs, b.q.hostMem(b.s))
 	}
 	if err != nil {
 		return err
