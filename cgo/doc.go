@@ -36,9 +36,10 @@
 //
 // Data crosses only as Arrow C streams. Inputs are imported (moved) with
 // arrow-go's cdata package and read as an operator (input.go) that owns
-// the stream until the task ends. Outputs are copied into malloc'd memory
-// (arrow-go's mallocator) so no Go pointer reaches C and the buffers
-// outlive the task and the runtime, then exported by our own stream
+// the stream until the task ends. The executor writes a task's output
+// straight into malloc'd memory (arrow-go's mallocator, passed as
+// exec.Env.ResultAllocator) so no Go pointer reaches C and the buffers
+// outlive the task and the runtime; it is exported by our own stream
 // (stream.c, stream.go): its private data is a checked handle, so every
 // callback is safe after release and release is idempotent; arrays and
 // schemas are exported by cdata, whose release callbacks are idempotent
