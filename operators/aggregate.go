@@ -517,16 +517,34 @@ func (h *HashAggregate) emitInto(ctx context.Context, o *outputs, state device.A
 // Stats reports what the operator did.
 func (h *HashAggregate) Stats() Stats { return h.stats }
 
+// Reset frees the states, the budget reserved and the spill runs, and
+// resets the child; the compiled pipeline stays (see Resetter).
+func (h *HashAggregate) Reset(ctx context.Context) error {
+	err := h.release()
+	h.done, h.budget, h.stats = false, 0, Stats{}
+	if e := Reset(ctx, h.child); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
 func (h *HashAggregate) Close() error {
+	err := h.release()
+	if e := h.child.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// release frees what a run holds: the states, the reservation and the
+// spill runs.
+func (h *HashAggregate) release() error {
 	err := h.freeStates()
 	if h.reserved > 0 {
 		h.t.Account.Release(h.reserved)
 		h.reserved = 0
 	}
 	if e := h.closeSpill(); e != nil && err == nil {
-		err = e
-	}
-	if e := h.child.Close(); e != nil && err == nil {
 		err = e
 	}
 	return err

@@ -321,13 +321,14 @@ func (h *HashAggregate) closeMerge() error {
 }
 
 // closeSpill aborts unfinished runs, closes a merge in progress and
-// removes the runs not merged.
+// removes the runs not merged; the spilling configuration (level, one
+// state) stays.
 func (h *HashAggregate) closeSpill() error {
 	s := &h.spill
 	for _, w := range s.writers {
 		w.Abort()
 	}
-	s.writers = nil
+	s.writers, s.merging = nil, false
 	err := h.closeMerge()
 	for _, r := range s.runs {
 		if e := r.Remove(); e != nil && err == nil {
@@ -359,6 +360,9 @@ func (r *runSource) Next(context.Context) (arrow.Record, error) {
 	}
 	return r.rd.Next()
 }
+
+// Reset closes the reader; Open reads the run again from its start.
+func (r *runSource) Reset(context.Context) error { return r.Close() }
 
 func (r *runSource) Close() error {
 	if r.rd == nil {

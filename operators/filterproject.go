@@ -233,8 +233,21 @@ func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, s
 // Stats reports what the operator did.
 func (f *FilterProject) Stats() Stats { return f.stats }
 
+// Reset returns the operator to its state after construction, keeping the
+// compiled pipeline, and resets its child (see Resetter).
+func (f *FilterProject) Reset(ctx context.Context) error {
+	f.release()
+	f.stats = Stats{}
+	return Reset(ctx, f.child)
+}
+
 func (f *FilterProject) Close() error {
-	releaseRecords(f.pending)
-	f.pending = nil
+	f.release()
 	return f.child.Close()
+}
+
+// release drops the batches not yet returned.
+func (f *FilterProject) release() {
+	releaseRecords(f.pending)
+	f.pending, f.opened = nil, false
 }

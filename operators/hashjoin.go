@@ -455,27 +455,31 @@ func (h *HashJoin) finish(context.Context) error {
 	return nil
 }
 
+// Reset frees what the run holds — the hash table (a shared table stays
+// shared), the output not yet gathered, a grace join's runs — and resets
+// both children (a broadcast join's probe child only); see Resetter.
+func (h *HashJoin) Reset(ctx context.Context) error {
+	if h.closed {
+		return fmt.Errorf("%w: hash join: Reset after Close", device.ErrInvalid)
+	}
+	errs := h.release()
+	h.stats = Stats{}
+	if h.shared == nil {
+		errs = append(errs, Reset(ctx, h.buildSide.op))
+	}
+	errs = append(errs, Reset(ctx, h.probeSide.op))
+	return errors.Join(errs...)
+}
+
 func (h *HashJoin) Close() error {
 	if h.closed {
 		return nil
 	}
 	h.closed = true
-	for _, w := range h.work {
-		w.data.Release()
-	}
-	h.work = nil
-	var errs []error
-	if h.grace != nil {
-		errs = append(errs, h.grace.close())
-	}
+	errs := h.release()
 	if h.shared != nil {
-		h.table = nil
 		h.shared.Release()
 	} else {
-		if h.table != nil {
-			errs = append(errs, h.table.free(context.Background()))
-			h.table = nil
-		}
 		errs = append(errs, h.buildSide.op.Close())
 	}
 	errs = append(errs, h.probeSide.op.Close())
@@ -483,4 +487,25 @@ func (h *HashJoin) Close() error {
 		h.cond.close()
 	}
 	return errors.Join(errs...)
+}
+
+// release frees what a run holds (the shared table of a broadcast join is
+// only let go of) and forgets the run's state.
+func (h *HashJoin) release() []error {
+	for _, w := range h.work {
+		w.data.Release()
+	}
+	h.work = nil
+	var errs []error
+	if h.grace != nil {
+		errs = append(errs, h.grace.close())
+		h.grace = nil
+	}
+	if h.shared == nil && h.table != nil {
+		errs = append(errs, h.table.free(context.Background()))
+	}
+	h.table, h.matched = nil, nil
+	h.probeRows, h.probeNullKey, h.emptyResult = 0, false, false
+	h.opened, h.done = false, false
+	return errs
 }

@@ -71,6 +71,13 @@ func (l *Limit) Next(ctx context.Context) (arrow.Record, error) {
 	return nil, nil
 }
 
+// Reset forgets the rows skipped and sent and resets the child (see
+// Resetter).
+func (l *Limit) Reset(ctx context.Context) error {
+	l.skipped, l.sent, l.stats = 0, 0, Stats{}
+	return Reset(ctx, l.child)
+}
+
 func (l *Limit) Close() error { return l.child.Close() }
 
 // sliceRecord is rec's rows [lo, hi) without copying, with every column's

@@ -232,7 +232,25 @@ func (s *Sort) sortHeld(ctx context.Context, recs []arrow.Record) (*sortedRecord
 	return sortRecords(ctx, s.t, recs, s.order, 0, s.nOut, s.out)
 }
 
+// Reset releases the input held, the sorted result and the spill runs,
+// and resets the child (see Resetter).
+func (s *Sort) Reset(ctx context.Context) error {
+	err := s.release()
+	s.stats = Stats{}
+	return errors.Join(err, Reset(ctx, s.child))
+}
+
 func (s *Sort) Close() error {
+	err := s.release()
+	if e := s.child.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// release frees what a run holds: the input held, the batches not yet
+// returned, the sorted record, the merge and the spill runs (removed).
+func (s *Sort) release() error {
 	s.releaseHeld()
 	releaseRecords(s.pending)
 	s.pending = nil
@@ -251,9 +269,7 @@ func (s *Sort) Close() error {
 		}
 	}
 	s.runs = nil
-	if e := s.child.Close(); err == nil {
-		err = e
-	}
+	s.done = false
 	return err
 }
 

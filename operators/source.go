@@ -7,8 +7,12 @@ import (
 )
 
 // RecordSource is an operator over records already in memory (tests,
-// benchmarks, inputs handed over through the C ABI). It takes a reference
-// on each record; Close releases the ones not returned.
+// benchmarks, inputs handed over through the C ABI).
+//
+// Ownership: it takes a reference on each record at construction and keeps
+// it until Close, so that Reset can rewind it; Next hands the caller a
+// reference of its own (the caller releases it). Close releases the
+// source's references; records the caller still holds stay valid.
 type RecordSource struct {
 	schema *arrow.Schema
 	recs   []arrow.Record
@@ -32,19 +36,22 @@ func (s *RecordSource) Next(context.Context) (arrow.Record, error) {
 		return nil, nil
 	}
 	r := s.recs[s.next]
-	s.recs[s.next] = nil
 	s.next++
+	r.Retain()
 	return r, nil
 }
 
+// Reset rewinds the source: Next returns its records again from the first.
+// After Close it has none.
+func (s *RecordSource) Reset(context.Context) error {
+	s.next = 0
+	return nil
+}
+
+// Close releases the source's references to its records.
 func (s *RecordSource) Close() error {
-	for i := s.next; i < len(s.recs); i++ {
-		if s.recs[i] != nil {
-			s.recs[i].Release()
-			s.recs[i] = nil
-		}
-	}
-	s.next = len(s.recs)
+	releaseRecords(s.recs)
+	s.recs, s.next = nil, 0
 	return nil
 }
 

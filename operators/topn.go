@@ -181,14 +181,28 @@ func wrapQuota(op string, t *Target, err error) error {
 	return err
 }
 
+// Reset releases the rows held and the result not yet returned, and
+// resets the child (see Resetter).
+func (n *TopN) Reset(ctx context.Context) error {
+	n.release()
+	n.stats = Stats{}
+	return Reset(ctx, n.child)
+}
+
 func (n *TopN) Close() error {
+	n.release()
+	return n.child.Close()
+}
+
+// release frees what a run holds.
+func (n *TopN) release() {
 	releaseRecords(n.held)
-	n.held = nil
+	n.held, n.heldRows = nil, 0
 	releaseRecords(n.result)
 	n.result = nil
 	if n.best != nil {
 		n.best.Release()
 		n.best = nil
 	}
-	return n.child.Close()
+	n.done = false
 }

@@ -130,10 +130,20 @@ func (u *Union) conform(ctx context.Context, rec arrow.Record, convert bool) (ar
 	return array.NewRecord(u.out, rec.Columns(), rec.NumRows()), nil
 }
 
-func (u *Union) Close() error {
+// Reset starts again at the first child and resets every child (see
+// Resetter); the first error wins, after every child was reset.
+func (u *Union) Reset(ctx context.Context) error {
+	u.cur, u.opened, u.stats = 0, 0, Stats{}
+	return u.eachChild(func(c Operator) error { return Reset(ctx, c) })
+}
+
+func (u *Union) Close() error { return u.eachChild(Operator.Close) }
+
+// eachChild calls f on every child and returns the first error.
+func (u *Union) eachChild(f func(Operator) error) error {
 	var err error
 	for _, c := range u.children {
-		if e := c.Close(); err == nil {
+		if e := f(c); err == nil {
 			err = e
 		}
 	}
