@@ -86,7 +86,6 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 			return c, err
 		}
 		c.Data, err = g.addr(bufs[2])
-		c.Data = nonZero(c.Data, c.Offsets)
 		return c, err
 	case arrow.DICTIONARY:
 		dict := arr.(*array.Dictionary)
@@ -107,23 +106,10 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 		if c.DictData, err = g.addr(vb[2]); err != nil {
 			return c, err
 		}
-		c.DictData = nonZero(c.DictData, c.DictOffsets)
 		c.DictLength = uint64(values.Len())
 	}
 	c.Data, err = g.addr(bufs[1])
 	return c, err
-}
-
-// nonZero is addr, or other when addr is 0: the address of no string
-// bytes (all empty or null). Some kernels check every range, an empty one
-// included, against device memory (the soft device's JOIN_BUILD and
-// JOIN_PROBE reject [0, +0)); an empty range inside another buffer of the
-// column passes.
-func nonZero(addr, other device.Addr) device.Addr {
-	if addr == 0 {
-		return other
-	}
-	return addr
 }
 
 // storageOf is the device value type an Arrow column is stored as.

@@ -118,7 +118,12 @@ static const char *vt_name(uint32_t vt) {
 
 static int dev_ptr(soft_device *d, uint64_t addr, uint64_t len, const uint8_t **out, const char *side, uint32_t k,
                    const char *what) {
+  static const uint8_t none[1];
   uint8_t *p;
+  if (len == 0) { /* no bytes (strings all empty or null): any address, read nowhere */
+    *out = none;
+    return HADOS_OK;
+  }
   if (soft_range(d, addr, len, &p) == HADOS_OK) {
     *out = p;
     return HADOS_OK;
