@@ -83,7 +83,11 @@ func (b *builder) build(n *rules.Node, p int) (operators.Operator, error) {
 		// everything runs columnar here: transitions are pass-throughs
 		return b.build(n.Children[0], p)
 	case rules.DpuScan:
-		return b.scan(n, p)
+		op, err := b.scan(n, p)
+		if err != nil {
+			return nil, err
+		}
+		return b.partitionFilter(n, op)
 	case rules.DpuFilter, rules.DpuProject:
 		return b.filterProject(n, p)
 	case rules.DpuHashAggregate:

@@ -52,8 +52,15 @@ func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 		opt.Parallelism = 1 // the other splits are other tasks
 	}
 	fields := make([]arrow.Field, 0, len(n.Spark.Output))
+	inFile := map[string]bool{}
+	for _, a := range si.ReadSchema {
+		inFile[a.Name] = true
+	}
 	for _, a := range n.Spark.Output {
-		opt.Columns = append(opt.Columns, scan.Column{Name: a.Name, Type: a.Type, Nullable: true})
+		// a column Spark does not read from the files is a partition
+		// column: its value is in the file's path (col=value directories)
+		part := len(si.ReadSchema) > 0 && !inFile[a.Name]
+		opt.Columns = append(opt.Columns, scan.Column{Name: a.Name, Type: a.Type, Nullable: true, Partition: part})
 		at, err := types.ToArrow(a.Type)
 		if err != nil {
 			return nil, notExecutable(n, err.Error())
@@ -63,6 +70,11 @@ func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 	for _, f := range si.PushedFilters {
 		if sf, ok := sourceFilter(f); ok { // pushdown only prunes; the exact filter runs on the device
 			opt.Filters = append(opt.Filters, sf)
+		}
+	}
+	for _, f := range si.PartitionFilters {
+		if sf, ok := sourceFilter(f); ok { // prunes files; the exact filter runs on the device (partitionFilter)
+			opt.PartitionFilters = append(opt.PartitionFilters, sf)
 		}
 	}
 	op := &scanOp{opt: opt, schema: arrow.NewSchema(fields, nil)}
@@ -140,15 +152,17 @@ func sourceFilter(e *plan.Expr) (scan.Filter, bool) {
 		return mk(a, v), true
 	}
 	switch e.Name {
-	case "IsNotNull", "IsNull":
+	case "IsNotNull":
+		// Not pushed: it prunes only a row group whose column is all
+		// null (Spark adds it for every join key and filtered column),
+		// and testing it costs the scan the column's dictionary.
+		return nil, false
+	case "IsNull":
 		a, ok := col()
 		if !ok {
 			return nil, false
 		}
-		if e.Name == "IsNull" {
-			return scan.IsNull{Attr: a}, true
-		}
-		return scan.IsNotNull{Attr: a}, true
+		return scan.IsNull{Attr: a}, true
 	case "EqualTo":
 		return two(func(a string, v scan.Value) scan.Filter { return scan.EqualTo{Attr: a, Value: v} })
 	case "EqualNullSafe":

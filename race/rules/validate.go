@@ -246,6 +246,12 @@ var ansiSensitive = map[string]bool{
 	"cast": true, "CheckOverflow": true, "MakeDecimal": true, "sum": true, "avg": true,
 }
 
+// scan checks a file scan. Its partition filters become the payload's
+// Filter over the scan's output: Spark drops a predicate on partition
+// columns from the Filter above the scan once it prunes partitions with
+// it, so the executor must apply it (per file, from the values in its
+// path). A dynamic pruning filter is left out: it only mirrors a join
+// above that drops the same rows.
 func (c *nodeCheck) scan() {
 	s := c.n.Scan
 	if s.Format != "parquet" {
@@ -254,6 +260,31 @@ func (c *nodeCheck) scan() {
 	}
 	c.payload = nil
 	c.outputTypes(s.ReadSchema)
+	in := convert.Schema(c.n.Output)
+	b := c.builder(in)
+	var cond *expr.Expr
+	for _, f := range s.PartitionFilters {
+		if isDynamicPruning(f) {
+			continue
+		}
+		x := c.expr(f, in, b, true)
+		if x == nil {
+			return
+		}
+		if cond == nil {
+			cond = x
+		} else {
+			cond = expr.Call(expr.OpAnd, types.BooleanType, cond, x)
+		}
+	}
+	if cond != nil {
+		c.payload = &Payload{Input: in, Filter: cond, Scalars: c.scalars}
+	}
+}
+
+// isDynamicPruning reports a dynamicpruningexpression(…) partition filter.
+func isDynamicPruning(e *plan.Expr) bool {
+	return e != nil && e.Kind == plan.ExprCall && e.Name == "dynamicpruningexpression"
 }
 
 // outputTypes checks that the device holds every column of attrs.
