@@ -55,6 +55,17 @@
 // device memory is freed when they end, and the query's shuffle directory
 // is removed whatever happens.
 //
+// # Partitioned tables
+//
+// A scan's columns that Spark does not read from the files (outside its
+// ReadSchema) are Hive partition columns, read from the file's col=value
+// directories. Spark drops a predicate on them from the Filter above the
+// scan once it prunes partitions with it, so its PartitionFilters must
+// hold here: the scanner skips the files it can rule out, and the device
+// applies them exactly to the rows read (rules puts them in the scan's
+// payload). A dynamic pruning filter (dynamicpruningexpression) is only
+// an optimisation: the join above it drops the same rows.
+//
 // # One stage at a time
 //
 // A host engine that schedules stages and does the shuffles itself (Spark
