@@ -54,7 +54,7 @@ func buildLibrary(t *testing.T) string {
 // removeTestFiles removes the library and warehouse the tests built (once
 // per run; TestMain calls it).
 func removeTestFiles() {
-	for _, d := range []string{libDir, whDir, sparkWhDir} {
+	for _, d := range []string{libDir, tpchWarehouse.dir, sparkWarehouse.dir} {
 		if d != "" {
 			os.RemoveAll(d)
 		}
@@ -100,26 +100,41 @@ func runHost(t *testing.T, exe string, args ...string) string {
 	return string(out)
 }
 
+// generated is a TPC-H warehouse generated once per test binary (TestMain
+// removes it).
+type generated struct {
+	once sync.Once
+	dir  string
+	err  error
+	opts tpchgen.Options
+}
+
 var (
-	whOnce sync.Once
-	whDir  string
-	whErr  error
+	// lineitem at SF 0.01 (60k rows)
+	tpchWarehouse = &generated{opts: tpchgen.Options{SF: 0.01, Tables: []string{"lineitem"}}}
+	// Q3's tables at SF 0.01 with Spark's test schema (the types Spark's
+	// approved plans were made over); lineitem in two files, so that a
+	// stage has two scan partitions
+	sparkWarehouse = &generated{opts: tpchgen.Options{SF: 0.01, Schema: tpchgen.SparkTest, RowGroupRows: 16384,
+		Tables: []string{"customer", "orders", "lineitem"}}}
 )
 
-// warehouse generates TPC-H lineitem at SF 0.01 (60k rows) once.
-func warehouse(t *testing.T) string {
+func (g *generated) path(t *testing.T) string {
 	t.Helper()
-	whOnce.Do(func() {
-		whDir, whErr = os.MkdirTemp("", "hados-cabi-tpch-")
-		if whErr == nil {
-			_, whErr = tpchgen.Generate(context.Background(), tpchgen.Options{SF: 0.01, Out: whDir, Tables: []string{"lineitem"}})
+	g.once.Do(func() {
+		if g.dir, g.err = os.MkdirTemp("", "hados-cabi-tpch-"); g.err == nil {
+			o := g.opts
+			o.Out = g.dir
+			_, g.err = tpchgen.Generate(context.Background(), o)
 		}
 	})
-	if whErr != nil {
-		t.Fatal(whErr)
+	if g.err != nil {
+		t.Fatal(g.err)
 	}
-	return whDir
+	return g.dir
 }
+
+func warehouse(t *testing.T) string { return tpchWarehouse.path(t) }
 
 const (
 	q6Plan       = "../race/planbuilder/testdata/tpch/q6.json"
@@ -142,30 +157,6 @@ func TestCHostTasks(t *testing.T) {
 	runHost(t, exe, warehouse(t), q6Plan, q6Revenue)
 }
 
-var (
-	sparkWhOnce sync.Once
-	sparkWhDir  string
-	sparkWhErr  error
-)
-
-// sparkWarehouse generates Q3's tables at SF 0.01 with Spark's test
-// schema (the types Spark's approved plans were made over) once; lineitem
-// in two files, so that a stage has two scan partitions.
-func sparkWarehouse(t *testing.T) string {
-	t.Helper()
-	sparkWhOnce.Do(func() {
-		sparkWhDir, sparkWhErr = os.MkdirTemp("", "hados-cabi-spark-")
-		if sparkWhErr == nil {
-			_, sparkWhErr = tpchgen.Generate(context.Background(), tpchgen.Options{SF: 0.01, Out: sparkWhDir,
-				Schema: tpchgen.SparkTest, RowGroupRows: 16384, Tables: []string{"customer", "orders", "lineitem"}})
-		}
-	})
-	if sparkWhErr != nil {
-		t.Fatal(sparkWhErr)
-	}
-	return sparkWhDir
-}
-
 const (
 	// sparkQ3 is Spark's own plan for TPC-H Q3 (a copy of
 	// shared/spark-plans/tpch/q3.explain.txt), and sparkQ3Rows its result
@@ -180,7 +171,7 @@ const (
 func TestExecutorExample(t *testing.T) {
 	lib := buildLibrary(t)
 	exe := compileHost(t, lib, "../examples/executor/executor.c")
-	out := runHost(t, exe, sparkWarehouse(t), sparkQ3, sparkQ3Rows, hostRowsPlan)
+	out := runHost(t, exe, sparkWarehouse.path(t), sparkQ3, sparkQ3Rows, hostRowsPlan)
 	for _, want := range []string{"by stages: 5 stages", "9398.3838"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the example did not print %q:\n%s", want, out)

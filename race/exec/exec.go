@@ -122,9 +122,6 @@ var ErrNotExecutable = fmt.Errorf("%w: not executable by hados yet", device.ErrN
 // tasks (see the package documentation). Canceling ctx stops every task,
 // frees their device memory and removes the shuffle files.
 func Run(ctx context.Context, env Env, res *rules.Result) (*Result, error) {
-	if env.Runtime == nil || res == nil || res.Root == nil {
-		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
-	}
 	q, err := newQuery(env, res)
 	if err != nil {
 		return nil, err
@@ -146,7 +143,12 @@ func Run(ctx context.Context, env Env, res *rules.Result) (*Result, error) {
 		}
 		return nil, err
 	}
-	out := &Result{Schema: root.schema, Records: root.takeRecords()}
+	return q.finish(&Result{Schema: root.schema, Records: root.takeRecords()})
+}
+
+// finish adds the query's statistics to its result and closes the query
+// (a close error, such as memory a task still held, fails the result).
+func (q *query) finish(out *Result) (*Result, error) {
 	out.Stats = q.stats.list()
 	out.Stages = q.stageStats()
 	if err := q.close(); err != nil {

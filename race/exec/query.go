@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/race/convert"
@@ -52,7 +53,12 @@ type query struct {
 	closeErr  error
 }
 
+// newQuery checks env and res and prepares a query of res (close releases
+// it).
 func newQuery(env Env, res *rules.Result) (*query, error) {
+	if env.Runtime == nil || res == nil || res.Root == nil {
+		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
+	}
 	q := &query{env: env, res: res, stats: newStatsTable(), byNode: map[*rules.Node]*stage{},
 		scalars: convert.Bindings{}, payloads: map[*rules.Node]*rules.Payload{}, bcast: map[string]*hados.Task{}}
 	units := env.Runtime.Units()

@@ -105,9 +105,6 @@ type stageLeaf struct {
 // and Warehouse are used to count a scan's splits. Scalar subqueries are
 // not stages of their own: a task of a stage that reads one runs it.
 func Stages(env Env, res *rules.Result) ([]StageInfo, error) {
-	if env.Runtime == nil || res == nil || res.Root == nil {
-		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
-	}
 	q, err := newQuery(env, res)
 	if err != nil {
 		return nil, err
@@ -301,9 +298,6 @@ func (q *query) stagePartitions(s *stage) (int, error) {
 // scans' files from env.Warehouse and runs the scalar subqueries its
 // operators read. The caller releases the result.
 func RunStage(ctx context.Context, env Env, res *rules.Result, id, p int) (*Result, error) {
-	if env.Runtime == nil || res == nil || res.Root == nil {
-		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
-	}
 	q, err := newQuery(env, res)
 	if err != nil {
 		return nil, err
@@ -345,13 +339,7 @@ func RunStage(ctx context.Context, env Env, res *rules.Result, id, p int) (*Resu
 	out := &Result{Schema: s.schema, Records: s.parts[p]}
 	s.parts[p] = nil
 	s.mu.Unlock()
-	out.Stats = q.stats.list()
-	out.Stages = q.stageStats()
-	if err := q.close(); err != nil {
-		out.Release()
-		return nil, err
-	}
-	return out, nil
+	return q.finish(out)
 }
 
 func (q *query) stageByID(id int) (*stage, error) {
