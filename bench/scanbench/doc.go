@@ -17,4 +17,11 @@
 // allocator and are released as they arrive. Times are the best of the runs
 // in wall-clock and process CPU time: on a shared machine the CPU time is
 // the fairer figure.
+//
+// BenchmarkHadosScanQ6Columns (into Go memory) and
+// BenchmarkHadosScanQ6ColumnsDevice (into the software DPU's memory, as
+// TestScanBench) scan Q6's columns of the SF1 files TestScanBench made,
+// with Parallelism = GOMAXPROCS, for profiling:
+//
+//	go test -run '^$' -bench HadosScan -cpu 1,2 -cpuprofile cpu.prof ./scanbench
 package scanbench

@@ -307,7 +307,7 @@ func TestScanBench(t *testing.T) {
 // deviceAllocator is an allocator of the software DPU's memory (a
 // host-visible device, as a BlueField's DPU memory is to its cores), closed
 // with the test.
-func deviceAllocator(t *testing.T) memory.Allocator {
+func deviceAllocator(t testing.TB) memory.Allocator {
 	set, err := device.OpenString("soft:memory=8GiB")
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,9 @@ import (
 // pqarrow decodes every decimal to decimal128 and keeps the Parquet
 // timestamp unit; hados wants types.ToArrow's layout (decimal64 up to
 // precision 18, timestamp[us]). A zone-only difference is a relabelling
-// that shares the buffers, and so is an INT64 decimal column decoded as its
-// unscaled integers (see decodeMetadata). The other conversions write the 64-bit values
+// that shares the buffers, and so are an INT64 decimal column decoded as its
+// unscaled integers and a DATE column decoded as its int32 days (see
+// decodeMetadata). The other conversions write the 64-bit values
 // in one loop over the source's values (null slots included, whatever they
 // hold) and copy the validity bitmap: no per-value builder call.
 func convert(mem memory.Allocator, arr arrow.Array, to arrow.DataType, toMicros func(int64) int64) (arrow.Array, error) {
@@ -32,10 +33,7 @@ func convert(mem memory.Allocator, arr arrow.Array, to arrow.DataType, toMicros 
 			break
 		}
 		if from.(*arrow.TimestampType).Unit == to.Unit {
-			d := arr.Data()
-			nd := array.NewData(to, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
-			defer nd.Release()
-			return array.MakeFromData(nd), nil
+			return relabel(arr, to), nil
 		}
 		in := src.Values()
 		return narrow64(mem, arr, to, func(out []int64) {
@@ -43,13 +41,14 @@ func convert(mem memory.Allocator, arr arrow.Array, to arrow.DataType, toMicros 
 				out[i] = toMicros(int64(v))
 			}
 		}), nil
+	case *arrow.Date32Type:
+		if _, ok := arr.(*array.Int32); ok { // days (decodeMetadata): same layout
+			return relabel(arr, to), nil
+		}
 	case *arrow.Decimal64Type:
 		switch src := arr.(type) {
 		case *array.Int64: // unscaled values (decodeMetadata): same layout
-			d := arr.Data()
-			nd := array.NewData(to, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
-			defer nd.Release()
-			return array.MakeFromData(nd), nil
+			return relabel(arr, to), nil
 		case *array.Int32:
 			in := src.Int32Values()
 			return narrow64(mem, arr, to, func(out []int64) {
@@ -67,6 +66,15 @@ func convert(mem memory.Allocator, arr arrow.Array, to arrow.DataType, toMicros 
 		}
 	}
 	return nil, fmt.Errorf("%w: cannot convert decoded %s to %s", ErrSchemaMismatch, from, to)
+}
+
+// relabel returns arr's buffers as an array of type to, which has the same
+// layout; the buffers are shared, not copied.
+func relabel(arr arrow.Array, to arrow.DataType) arrow.Array {
+	d := arr.Data()
+	nd := array.NewData(to, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }
 
 // narrow64 builds an array of type to (a 64-bit fixed-width layout) with

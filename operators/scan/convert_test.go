@@ -74,6 +74,17 @@ func TestConvert(t *testing.T) {
 			}
 		})
 	}
+	days := build(array.NewInt32Builder(mem))
+	defer days.Release()
+	dd, err := convert(mem, days, arrow.FixedWidthTypes.Date32, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dd.(*array.Date32); d.Len() != len(vals) || d.NullN() != 2 || d.Value(2) != arrow.Date32(vals[2]%1000) ||
+		&d.Data().Buffers()[1].Bytes()[0] != &days.Data().Buffers()[1].Bytes()[0] {
+		t.Errorf("int32 days to date32: %v (want relabelled, not copied)", d)
+	}
+	dd.Release()
 	ints := build(array.NewInt64Builder(mem))
 	defer ints.Release()
 	if _, err := convert(mem, ints, arrow.BinaryTypes.String, nil); err == nil {

@@ -18,12 +18,13 @@ func TestDecodeMetadata(t *testing.T) {
 	flat := md(prim("d64", schema.NewDecimalLogicalType(15, 2), parquet.Types.Int64, -1),
 		prim("d32", schema.NewDecimalLogicalType(9, 2), parquet.Types.Int32, -1),
 		prim("d38", schema.NewDecimalLogicalType(38, 2), parquet.Types.FixedLenByteArray, 16),
-		prim("s", schema.StringLogicalType{}, parquet.Types.ByteArray, -1))
+		prim("s", schema.StringLogicalType{}, parquet.Types.ByteArray, -1),
+		prim("dt", schema.DateLogicalType{}, parquet.Types.Int32, -1))
 	got := decodeMetadata(flat)
 	if got == flat {
 		t.Fatal("flat schema with integer decimals not rewritten")
 	}
-	for i, want := range []bool{false, false, true, true} { // does the column keep its logical type?
+	for i, want := range []bool{false, false, true, true, false} { // does the column keep its logical type?
 		kept := !got.Schema.Column(i).LogicalType().IsNone()
 		if kept != want || got.Schema.Column(i).PhysicalType() != flat.Schema.Column(i).PhysicalType() {
 			t.Errorf("column %d: logical %v, physical %v", i, got.Schema.Column(i).LogicalType(), got.Schema.Column(i).PhysicalType())

@@ -43,7 +43,9 @@ type Options struct {
 	// Records never span row groups, so a record may be shorter.
 	BatchRows int
 	// Parallelism is the number of splits decoded at once (default
-	// GOMAXPROCS). Output order does not depend on it.
+	// GOMAXPROCS), and bounds the goroutines decompressing pages ahead of
+	// the decoders to Parallelism-1, or GOMAXPROCS-1 if fewer (see the
+	// package doc). Output order does not depend on it.
 	Parallelism int
 	// SplitBytes groups consecutive row groups of one file into a split of
 	// about this many compressed bytes (default 128 MiB); a row group is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -37,6 +38,10 @@ type Scanner struct {
 	err     error
 	closed  bool
 	closeMu sync.Once
+	// slots bounds the goroutines decompressing pages ahead of the
+	// decoders (inflate.go) to Parallelism-1 (and GOMAXPROCS-1); nil when
+	// they could not run beside the decoders.
+	slots chan struct{}
 }
 
 // outCol is one output column.
@@ -103,6 +108,9 @@ func Open(ctx context.Context, opt Options) (*Scanner, error) {
 	s.planSplits()
 
 	s.ctx, s.cancel = context.WithCancel(ctx)
+	if n := min(o.Parallelism, runtime.GOMAXPROCS(0)) - 1; n > 0 {
+		s.slots = make(chan struct{}, n)
+	}
 	workers := min(o.Parallelism, len(s.splits))
 	s.wg.Add(workers)
 	for range workers {

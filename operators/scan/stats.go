@@ -34,6 +34,7 @@ type counters struct {
 	rowGroups, rgStats, rgPage, rgDict, rgBloom atomic.Int64
 	pages, pagesPruned                          atomic.Int64
 	rows, rowsPrunedPage, bytesRead             atomic.Int64
+	inflated                                    atomic.Int64 // row groups decoded with parallel decompression (inflate.go)
 }
 
 func (c *counters) snapshot(s Stats) Stats {

@@ -92,12 +92,13 @@ func (s *Scanner) runSplit(sp *split) {
 			return err
 		}
 		defer f.Close()
-		pr, err := file.NewParquetReader(countingFile{f, &s.cnt.bytesRead},
+		src := countingFile{f, &s.cnt.bytesRead}
+		pr, err := file.NewParquetReader(src,
 			file.WithReadProps(readProps()), file.WithMetadata(sp.file.decode))
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}, s.opt.Alloc)
+		fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.opt.Alloc)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -112,7 +113,7 @@ func (s *Scanner) runSplit(sp *split) {
 			if !keep {
 				continue
 			}
-			if err := s.decodeRowGroup(sp, fr, rg, rows); err != nil {
+			if err := s.decodeRowGroup(sp, src, fr, rg, rows); err != nil {
 				return err
 			}
 		}
@@ -267,10 +268,11 @@ func (s *Scanner) pageRanges(f *scanFile, pr *file.Reader, rg int, n int64) (ran
 }
 
 // decodeRowGroup decodes the rows of a row group in rows (nil: all) and
-// sends them as records.
-func (s *Scanner) decodeRowGroup(sp *split, fr *pqarrow.FileReader, rg int, rows ranges) error {
+// sends them as records. src is the file fr reads.
+func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileReader, rg int, rows ranges) error {
 	n := sp.file.md.RowGroup(rg).NumRows()
-	if rows == nil {
+	all := rows == nil
+	if all {
 		rows = fullRange(n)
 	}
 	var leaves []int
@@ -288,6 +290,20 @@ func (s *Scanner) decodeRowGroup(sp *split, fr *pqarrow.FileReader, rg int, rows
 			}
 		}
 		return nil
+	}
+	if s.slots != nil && all {
+		// All rows are read: decompress the pages in parallel (inflate.go).
+		// With row ranges the decoder seeks, which needs the stored file's
+		// page index.
+		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, cap(s.slots), s.slots); ok {
+			s.cnt.inflated.Add(1)
+			defer v.close()
+			ifr, err := s.inflatedReader(v)
+			if err != nil {
+				return err
+			}
+			fr = ifr
+		}
 	}
 	rr, err := fr.GetRecordReader(s.ctx, leaves, []int{rg})
 	if err != nil {
@@ -328,6 +344,27 @@ func (s *Scanner) decodeRowGroup(sp *split, fr *pqarrow.FileReader, rg int, rows
 		}
 	}
 	return nil
+}
+
+// inflatedReader opens pqarrow over an inflated row group.
+func (s *Scanner) inflatedReader(v *inflated) (*pqarrow.FileReader, error) {
+	pr, err := v.reader()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.opt.Alloc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return fr, nil
+}
+
+// arrowProps are the decoding properties of every pqarrow reader. Not
+// pqarrow's Parallel mode: it decodes columns on goroutines of its own,
+// where an allocation failure (a panic, see memory.Catch) cannot be
+// recovered.
+func (s *Scanner) arrowProps() pqarrow.ArrowReadProperties {
+	return pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}
 }
 
 func decodeErr(err error) error {
