@@ -20,6 +20,7 @@ type aggCase struct {
 	nullRate float64  // of keys and aggregate inputs
 	sel      bool     // vectors with a selection
 	small    bool     // no huge integer inputs (sums cannot overflow)
+	twins    bool     // sums that share their input register (withTwins)
 	vectors  int
 }
 
@@ -61,6 +62,18 @@ func aggTemplates() []hookAgg {
 	return aggs
 }
 
+// withTwins adds aggregates reading the register of an earlier sum (Q1
+// sums a column for sum() and again for avg()): the state may compute such
+// sums once per update, also for a buffer of another width.
+func withTwins(aggs []hookAgg) []hookAgg {
+	for _, j := range []int{4, 8, 9, 10} {
+		aggs = append(aggs, aggs[j])
+	}
+	wide := aggs[9]
+	wide.Arg = aggs[8].Arg
+	return append(aggs, wide)
+}
+
 // needsArg2 says whether aggregate a reads a second (BOOL) register.
 func needsArg2(a hookAgg) bool {
 	return a.Flags&aggfMerge != 0 && (a.Func == aggFirst || a.Func == aggSum && a.Flags&aggfDecimal != 0)
@@ -96,6 +109,9 @@ func newAggGen(c aggCase, seed uint64) *aggGen {
 		}
 	}
 	g.spec.Aggs = aggTemplates()
+	if c.twins {
+		g.spec.Aggs = withTwins(g.spec.Aggs)
+	}
 	return g
 }
 
@@ -227,12 +243,22 @@ func (g *aggGen) vector() (keys, args, args2 []hookCol, n int, sel []uint16) {
 		}
 		keys = append(keys, c)
 	}
+	type regKey struct {
+		arg uint16
+		vt  uint32
+	}
+	shared := map[regKey]hookCol{} // one register read by several aggregates
 	for _, a := range g.spec.Aggs {
 		c := hookCol{}
 		if a.Arg != noReg {
-			c = hookCol{VT: a.In, Vals: make([]aggVal, n)}
-			for i := range n {
-				c.Vals[i] = g.inputVal(a.In, a)
+			if sc, ok := shared[regKey{a.Arg, a.In}]; ok && a.Flags&aggfMerge == 0 {
+				c = sc
+			} else {
+				c = hookCol{VT: a.In, Vals: make([]aggVal, n)}
+				for i := range n {
+					c.Vals[i] = g.inputVal(a.In, a)
+				}
+				shared[regKey{a.Arg, a.In}] = c
 			}
 		}
 		args = append(args, c)

@@ -331,8 +331,18 @@ func (m *cMem) regs(cols []hookCol) **C.soft_reg {
 		return nil
 	}
 	arr := unsafe.Slice((**C.soft_reg)(m.alloc(8*len(cols))), max(len(cols), 1))
+	same := map[*aggVal]*C.soft_reg{} // columns sharing their values share one register
 	for i, c := range cols {
+		if len(c.Vals) > 0 && c.VT != 0 {
+			if r, ok := same[&c.Vals[0]]; ok {
+				arr[i] = r
+				continue
+			}
+		}
 		arr[i] = m.reg(c)
+		if len(c.Vals) > 0 && c.VT != 0 {
+			same[&c.Vals[0]] = arr[i]
+		}
 	}
 	return &arr[0]
 }

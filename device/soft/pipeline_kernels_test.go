@@ -93,6 +93,53 @@ func genDec64(digits int) gen {
 	}
 }
 
+// genNarrow makes I64 values for the decimal kernels' 64-bit fast paths,
+// which check a bound (lim) per vector: mostly small values, often ±(lim
+// - 1) (still fast), rarely (about one vector in two) ±lim, ±(lim + 1),
+// ±2lim (which overflows the destination at scale 10^2) or the type's
+// extremes, which send the vector to the exact path.
+func genNarrow(lim int64) gen {
+	return func(r *rand.Rand) val {
+		switch {
+		case r.IntN(3000) == 0:
+			return val{i: pick(r, []int64{lim, -lim, lim + 1, -lim - 1, 2 * lim, -2 * lim, math.MaxInt64, math.MinInt64})}
+		case r.IntN(20) == 0:
+			return val{i: pick(r, []int64{lim - 1, -(lim - 1), 0})}
+		}
+		return val{i: r.Int64N(2_000_001) - 1_000_000}
+	}
+}
+
+// genBeyond makes values just past the fast path's bound lim and the
+// destination's overflow point (2lim at scale 10^2) in a quarter of the
+// rows: every vector takes the exact path, which must see them.
+func genBeyond(lim int64) gen {
+	return func(r *rand.Rand) val {
+		if r.IntN(4) == 0 {
+			return val{i: pick(r, []int64{lim, -lim, 2*lim + 1, -2*lim - 1, 3 * lim, -3 * lim})}
+		}
+		return val{i: r.Int64N(2_000_001) - 1_000_000}
+	}
+}
+
+// genNarrow128 makes I128 values that mostly fit 64 bits (DEC_MUL's narrow
+// path), with the 64-bit extremes, and rarely wider ones.
+func genNarrow128(r *rand.Rand) val {
+	x := new(big.Int)
+	switch {
+	case r.IntN(3000) == 0:
+		x.Lsh(big.NewInt(1), 63)
+		if r.IntN(2) == 0 {
+			x.Neg(x).Sub(x, big.NewInt(1)) // -2^63 - 1
+		}
+	case r.IntN(20) == 0:
+		x.SetInt64(pick(r, []int64{math.MaxInt64, math.MinInt64, 0, -1}))
+	default:
+		x.SetInt64(r.Int64N(2_000_000_001) - 1_000_000_000)
+	}
+	return val{x: x}
+}
+
 func genDecBig(digits int) gen {
 	lim := pow10(digits)
 	return func(r *rand.Rand) val {
@@ -227,6 +274,13 @@ func kernelSpecs() []kspec {
 		{device.KDecDiv, I128, I128, I64, -3, 0, d128, genDec64(2)},
 		{device.KDecMod, I64, I64, I64, 0, 2 << 8, d64, genDec64(3)},
 		{device.KDecMod, I128, I128, I64, 0, 5, d128, genDec64(3)},
+		// the 64-bit fast paths and their exact fallbacks (genNarrow)
+		{device.KDecAdd, I64, I64, I64, 0, 2, genNarrow(1 << 62 / 100), d64},
+		{device.KDecSub, I64, I64, I64, 0, 3 << 8, d64, genNarrow(1 << 62 / 1000)},
+		{device.KDecAdd, I64, I64, I64, 0, 2, genBeyond(1 << 62 / 100), genDec64(3)},
+		{device.KDecAdd, I64, I64, I64, 0, 0, genNarrow(math.MaxInt64 / 2), genNarrow(math.MaxInt64 / 2)},
+		{device.KDecMul, I128, I128, I64, 0, 0, genNarrow128, genI64},
+		{device.KDecMul, I128, I128, I64, 0, 0, genNarrow128, d64},
 	}
 	for _, c := range decs {
 		in := device.Insn{Op: c.op, VType: c.out, P1: c.p1, P2: int32(c.ta), P3: int32(c.tb), Imm: c.imm}

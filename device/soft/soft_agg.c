@@ -176,6 +176,17 @@ struct soft_agg_state {
   uint32_t gids[HADOS_VECTOR_SIZE];
   uint32_t idx[HADOS_VECTOR_SIZE];
   uint16_t rows[HADOS_VECTOR_SIZE];
+  /* rows partitioned by group for fold_few (partition_few) */
+  uint16_t prows[HADOS_VECTOR_SIZE];
+  uint32_t pstart[64 + 1];
+  uint32_t part_ok;
+  /* fold_few's last per-group sums: of register data few_cache_data (type
+     few_cache_vt) in this update when few_cache_ok */
+  uint32_t few_cache_ok, few_cache_vt;
+  const void *few_cache_data;
+  const uint8_t *few_cache_valid; /* NULL: all valid */
+  i128 few_acc[64];
+  uint8_t few_any[64];
   /* row memo of the hash path (see memo_rows) */
   uint32_t memo_ok, memo_skip;
   uint64_t memo_gen;
@@ -862,14 +873,17 @@ AI void fold(soft_agg_state *st, uint32_t kind, uint32_t vt, uint32_t svt, uint3
 /* ---------------------------------------------------------------- few groups
    With few groups (Q1 has four), folding row by row into records costs a
    record address, a status byte and an overflow check per row and
-   aggregate. Counts and sums instead add a vector's rows into per-group
-   locals and fold each group's local into its record once. The result is
+   aggregate. Counts and sums instead sum each group's rows of a vector
+   (the rows partitioned by group once per update, partition_few) in
+   registers and fold each group's sum into its record once; a register
+   summed by two aggregates (sum(x) and avg(x)) is summed once. The result is
    exactly row-by-row folding: integer sums wrap the same way in any order,
    and a decimal sum takes this path only when bounds prove that no prefix of
    the vector's rows can overflow the buffer (the buffers' current values
    and the inputs' magnitudes are checked first), so overflow-to-null
    happens exactly when it would row by row. */
 #define FEW_GROUPS 64u
+#define FEW_INLINE static inline __attribute__((always_inline))
 
 /* Whether every selected valid input of r (I64 or I128) lies in
    [-2^bits, 2^bits). */
@@ -882,12 +896,22 @@ static int inputs_within(reg_view r, uint32_t vt, const uint16_t *rows, uint32_t
       uint64_t ok = r.all_valid || r.valid[row];
       bad |= ok & ((uint64_t)((x[row] >> bits) + 1) > 1);
     }
-  } else {
+  } else if (bits < 64) {
     const i128 *x = r.data;
     for (uint32_t i = 0; i < m; i++) {
       uint32_t row = rows[i];
       uint64_t ok = r.all_valid || r.valid[row];
       bad |= ok & ((unsigned __int128)((x[row] >> bits) + 1) > 1);
+    }
+  } else { /* the high word alone decides */
+    const uint8_t *x = r.data;
+    const int hb = bits - 64;
+    for (uint32_t i = 0; i < m; i++) {
+      uint32_t row = rows[i];
+      int64_t hi;
+      memcpy(&hi, x + 16 * (size_t)row + 8, 8);
+      uint64_t ok = r.all_valid || r.valid[row];
+      bad |= ok & ((uint64_t)((hi >> hb) + 1) > 1);
     }
   }
   return !bad;
@@ -909,64 +933,166 @@ static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r,
   return inputs_within(r, a->in_vt, st->rows, m, wide ? 114 : 51);
 }
 
-/* Folds with per-group locals when it applies (see above); returns whether
+/* Partitions the update's rows by group (a counting sort of st->rows by
+   st->gids into st->prows, group g's rows at [pstart[g], pstart[g + 1]))
+   once per update, for fold_few: every aggregate then sums each group's
+   rows into a register, with no store-to-load chain through a per-group
+   array. The counting and the scatter cycle rows over four sets of
+   counters so that a run of rows of one group does not wait on its own
+   stores; a group's rows therefore come out in four interleaved runs,
+   which integer sums do not mind. Sets st->part_ok when it applies. */
+#define PART_WAYS 4u
+static void partition_few(soft_agg_state *st, uint32_t m) {
+  const uint64_t ng = st->n_groups;
+  st->part_ok = 0;
+  st->few_cache_ok = 0;
+  if (ng > FEW_GROUPS || m < 4 * ng) return;
+  uint32_t cnt[PART_WAYS][FEW_GROUPS];
+  memset(cnt, 0, sizeof cnt);
+  const uint32_t *gids = st->gids;
+  const uint16_t *rows = st->rows;
+  uint32_t i = 0;
+  for (; i + PART_WAYS <= m; i += PART_WAYS)
+    for (uint32_t q = 0; q < PART_WAYS; q++) cnt[q][gids[i + q]]++;
+  for (uint32_t q = 0; i < m; i++, q++) cnt[q][gids[i]]++;
+  uint32_t *ps = st->pstart, at = 0;
+  for (uint64_t g = 0; g < ng; g++) {
+    ps[g] = at;
+    for (uint32_t q = 0; q < PART_WAYS; q++) {
+      uint32_t c = cnt[q][g];
+      cnt[q][g] = at; /* now the next slot of (q, g) */
+      at += c;
+    }
+  }
+  ps[ng] = at;
+  uint16_t *pr = st->prows;
+  for (i = 0; i + PART_WAYS <= m; i += PART_WAYS)
+    for (uint32_t q = 0; q < PART_WAYS; q++) pr[cnt[q][gids[i + q]]++] = rows[i + q];
+  for (uint32_t q = 0; i < m; i++, q++) pr[cnt[q][gids[i]]++] = rows[i];
+  st->part_ok = 1;
+}
+
+/* Sums n rows (pr) of an I32 / I64 / I128 register into an i128 and says
+   whether any was valid. The sums run in 64-bit words that cannot overflow
+   for n <= HADOS_VECTOR_SIZE (2^11): an I64 value splits into its signed
+   high and unsigned low 32 bits; an I128 value into its signed high word
+   (callers bound |x| < 2^114, so |high| < 2^50) and the two 32-bit halves
+   of its low word. Invalid rows add zero (masked, no branch). */
+FEW_INLINE void few_word(const void *data, uint32_t vt, uint32_t row, int64_t *hi, uint64_t *l1, uint64_t *l0) {
+  if (vt == HADOS_VT_I32) {
+    *hi = 0;
+    *l1 = 0;
+    *l0 = (uint64_t)(int64_t)((const int32_t *)data)[row];
+  } else if (vt == HADOS_VT_I64) {
+    int64_t x = ((const int64_t *)data)[row];
+    *hi = 0;
+    *l1 = (uint64_t)(x >> 32);
+    *l0 = (uint32_t)x;
+  } else {
+    uint64_t w[2];
+    memcpy(w, (const uint8_t *)data + 16 * (size_t)row, 16);
+    *hi = (int64_t)w[1];
+    *l1 = w[0] >> 32;
+    *l0 = (uint32_t)w[0];
+  }
+}
+
+static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uint8_t *any) {
+  int64_t h = 0;
+  uint64_t s1 = 0, s0 = 0, nv = 0;
+#define FEW_SUM_LOOP(VT, VALID)                                    \
+  for (uint32_t j = 0; j < n; j++) {                               \
+    const uint32_t row = pr[j];                                    \
+    int64_t hi;                                                    \
+    uint64_t l1, l0, mask = (VALID) ? 0 - (uint64_t)r.valid[row] : ~0ull; \
+    few_word(r.data, VT, row, &hi, &l1, &l0);                      \
+    h += (int64_t)((uint64_t)hi & mask);                           \
+    s1 += l1 & mask;                                               \
+    s0 += l0 & mask;                                               \
+    nv += mask & 1;                                                \
+  }
+#define FEW_SUM_VT(VT)            \
+  if (r.all_valid) {              \
+    FEW_SUM_LOOP(VT, 0)           \
+  } else {                        \
+    FEW_SUM_LOOP(VT, 1)           \
+  }
+  if (vt == HADOS_VT_I32) {
+    FEW_SUM_VT(HADOS_VT_I32)
+  } else if (vt == HADOS_VT_I64) {
+    FEW_SUM_VT(HADOS_VT_I64)
+  } else {
+    FEW_SUM_VT(HADOS_VT_I128)
+  }
+#undef FEW_SUM_VT
+#undef FEW_SUM_LOOP
+  *any = nv != 0;
+  if (vt == HADOS_VT_I64) /* s1 holds the sign-extended high halves */
+    return (i128)(int64_t)s1 * ((i128)1 << 32) + (i128)s0;
+  if (vt == HADOS_VT_I32) return (i128)(int64_t)s0;
+  return (i128)h * ((i128)1 << 64) + (i128)s1 * ((i128)1 << 32) + (i128)s0;
+}
+
+/* Folds with per-group sums when it applies (see above); returns whether
    it did. */
 static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, uint32_t m) {
   const uint64_t ng = st->n_groups;
   const uint32_t kind = a->kind;
-  if (ng > FEW_GROUPS || m < 4 * ng) return 0;
+  if (!st->part_ok) return 0;
   if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
+  if (kind != A_COUNT_ROWS && a->in_vt != HADOS_VT_I32 && a->in_vt != HADOS_VT_I64 && a->in_vt != HADOS_VT_I128) return 0;
   const reg_view r = view_of(r1);
   if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m)) return 0;
-  const uint32_t *gids = st->gids;
-  const uint16_t *rows = st->rows;
-  i128 acc[FEW_GROUPS];
-  uint8_t any[FEW_GROUPS];
-  memset(acc, 0, ng * sizeof(i128));
-  memset(any, 0, ng);
-#define FEW_LOOP(GET)                                      \
-  for (uint32_t i = 0; i < m; i++) {                       \
-    uint32_t row = rows[i], g = gids[i];                   \
-    if (r.all_valid || r.valid[row]) {                     \
-      acc[g] += GET;                                       \
-      any[g] = 1;                                          \
-    }                                                      \
-  }
-  if (kind == A_COUNT_ROWS) {
-    for (uint32_t i = 0; i < m; i++) acc[gids[i]]++;
-  } else if (kind == A_COUNT) {
-    FEW_LOOP(1)
-  } else if (a->in_vt == HADOS_VT_I32) {
-    const int32_t *x = r.data;
-    FEW_LOOP(x[row])
-  } else if (a->in_vt == HADOS_VT_I64) {
-    const int64_t *x = r.data;
-    FEW_LOOP(x[row])
-  } else if (a->in_vt == HADOS_VT_I128) {
-    const i128 *x = r.data;
-    FEW_LOOP(x[row])
-  } else {
-    return 0; /* not reached: the kinds above take integer inputs */
-  }
-#undef FEW_LOOP
+  /* Q1 sums a column for sum() and again for avg(): the sums of the same
+     register in this update are computed once (the cache holds the last
+     one's per-group results) */
+  const int sums = kind == A_SUM_INT || kind == A_SUM_DEC;
+  const int reuse = sums && st->few_cache_ok && st->few_cache_data == r.data && st->few_cache_vt == a->in_vt &&
+                    st->few_cache_valid == (r.all_valid ? NULL : r.valid);
   for (uint64_t g = 0; g < ng; g++) {
+    const uint16_t *pr = st->prows + st->pstart[g];
+    const uint32_t n = st->pstart[g + 1] - st->pstart[g];
+    i128 acc = 0;
+    uint8_t any = 0;
+    if (reuse) {
+      acc = st->few_acc[g];
+      any = st->few_any[g];
+    } else if (kind == A_COUNT_ROWS) {
+      acc = n;
+    } else if (kind == A_COUNT) {
+      if (r.all_valid) acc = n;
+      else
+        for (uint32_t j = 0; j < n; j++) acc += r.valid[pr[j]];
+    } else {
+      acc = few_sum(r, a->in_vt, pr, n, &any);
+    }
+    if (sums) {
+      st->few_acc[g] = acc;
+      st->few_any[g] = any;
+    }
     uint8_t *rec = st->recs.p + g * st->rec_size, *v = rec + a->voff, *s = rec + a->soff;
     switch (kind) {
       case A_COUNT_ROWS:
-      case A_COUNT: *(int64_t *)v += (int64_t)acc[g]; break;
+      case A_COUNT: *(int64_t *)v += (int64_t)acc; break;
       case A_SUM_INT:
-        if (any[g]) {
-          *(uint64_t *)v += (uint64_t)acc[g];
+        if (any) {
+          *(uint64_t *)v += (uint64_t)acc;
           *s |= ST_VALID;
         }
         break;
       default: /* A_SUM_DEC */
-        if (any[g]) {
+        if (any) {
           *s |= ST_SET;
-          if (!(*s & ST_OVF)) dec_add(v, s, a->st_vt, acc[g]);
+          if (!(*s & ST_OVF)) dec_add(v, s, a->st_vt, acc);
         }
         break;
     }
+  }
+  if (sums) {
+    st->few_cache_ok = 1;
+    st->few_cache_data = r.data;
+    st->few_cache_vt = a->in_vt;
+    st->few_cache_valid = r.all_valid ? NULL : r.valid;
   }
   return 1;
 }
@@ -1445,30 +1571,42 @@ static uint32_t memo_rows(soft_agg_state *st, const soft_reg *const *keys, uint3
   const uint32_t nk = st->n_keys;
   key_src s = {.regs = keys};
   uint32_t hits = 0, i;
+  /* the previous row's words and group: runs of one key tuple (rows of
+     one order in lineitem) skip the hash and the memo probe */
+  uint64_t pw[2 * MEMO_KEYS] = {0};
+  uint32_t pgid = 0, have_prev = 0;
   for (i = 0; i < m; i++) {
     if (i && (i & (MEMO_CHECK - 1)) == 0 && hits * 4 < i * 3) {
       st->memo_skip = MEMO_BACKOFF;
       break;
     }
     const uint32_t row = st->rows[i];
-    uint64_t w[2 * MEMO_KEYS] = {0}, h = 0;
+    uint64_t w[2 * MEMO_KEYS] = {0}, h = 0, same = 0;
+    for (uint32_t k = 0; k < nk; k++) memo_words(keys[k], st->keys[k].vt, row, &w[2 * k]);
+    for (uint32_t j = 0; j < 2 * MEMO_KEYS; j++) same |= pw[j] ^ w[j];
+    if (have_prev && !same) {
+      st->gids[i] = pgid;
+      hits++;
+      continue;
+    }
     for (uint32_t k = 0; k < nk; k++) {
-      memo_words(keys[k], st->keys[k].vt, row, &w[2 * k]);
       h = (h ^ w[2 * k]) * 0x9e3779b97f4a7c15ULL;
       h = (h ^ w[2 * k + 1]) * 0xff51afd7ed558ccdULL;
     }
+    memcpy(pw, w, sizeof w);
+    have_prev = 1;
     memo_ent *me = &st->memo[h >> 57];
     uint64_t diff = me->gen ^ gen;
     for (uint32_t j = 0; j < 2 * MEMO_KEYS; j++) diff |= me->w[j] ^ w[j];
     if (!diff) {
-      st->gids[i] = me->gid;
+      pgid = st->gids[i] = me->gid;
       hits++;
       continue;
     }
     s.row = row;
     if ((*err = find_hash(st, &s, hash_src(st, &s), &st->gids[i]))) return i;
+    pgid = me->gid = st->gids[i];
     me->gen = gen;
-    me->gid = st->gids[i];
     memcpy(me->w, w, sizeof(w));
   }
   return i;
@@ -1544,6 +1682,7 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
     snap_restore(st, &snap);
     return e;
   }
+  partition_few(st, m);
   for (uint32_t j = 0; j < st->n_aggs; j++)
     fold_rows(st, &st->aggs[j], args ? args[j] : NULL, args2 ? args2[j] : NULL, m);
   return HADOS_OK;

@@ -24,7 +24,10 @@
  * Execute. Rows [row_begin, row_end) go through in vectors of up to
  * HADOS_VECTOR_SIZE rows: the selection starts as all rows, instructions
  * run in order (FILTER narrows it; an empty selection ends the vector),
- * then the sink takes the selected rows. Registers live in one scratch
+ * then the sink takes the selected rows. A comparison with a constant whose
+ * only reader is the FILTER after it runs fused with it; for I32 / I64 it
+ * runs as a range filter, and two range filters on one register in a row
+ * (BETWEEN, a date range) as one. Registers live in one scratch
  * block allocated per run (values, validity bytes, broadcast copies of the
  * constants used as operands, and a string arena for kernels that make
  * strings) and freed at its end. Fixed-width columns without nulls are
@@ -64,6 +67,7 @@ static void tables_init(void) {
     soft_vk_register_cast(tables[s].fn, s);
     soft_vk_register_str(tables[s].fn, s);
     tables[s].cmp_filter = soft_vk_cmp_filter(s);
+    tables[s].range_filter = soft_vk_range_filter(s);
   }
 }
 
@@ -126,6 +130,10 @@ typedef struct pl_step {
   int32_t ca, cb;               /* constant number of a / b, -1 for a register */
   uint8_t use_a, use_b, use_c;  /* operands the kernel reads */
   uint8_t fuse_filter;          /* compare fused with the FILTER that follows (skipped) */
+  uint8_t range;                /* fused compare run as a range filter (soft_vk_range.c) */
+  uint8_t range_merged;         /* ...that also covers the range filter two steps on */
+  uint16_t range_reg;           /* its register */
+  soft_cval rlo, rhi;           /* its inclusive range (I64 values) */
 } pl_step;
 
 /* A bound input column and a bound SINK_PROJECT output column
@@ -531,6 +539,53 @@ static int reads_reg(const pl_step *s, uint32_t r) {
   return (s->use_a && s->ca < 0 && s->in.a == r) || (s->use_b && s->cb < 0 && s->in.b == r) || (s->use_c && s->in.c == r);
 }
 
+static uint32_t flip_cmp(uint32_t op) {
+  switch (op) {
+    case HADOS_K_LT: return HADOS_K_GT;
+    case HADOS_K_LE: return HADOS_K_GE;
+    case HADOS_K_GT: return HADOS_K_LT;
+    case HADOS_K_GE: return HADOS_K_LE;
+  }
+  return op;
+}
+
+/* Turns fused integer comparisons with a constant (all but NE) into range
+   filters, and merges a range filter with one on the same register two
+   steps on (its FILTER between): one pass instead of two. */
+static void ranges(pl_prog *P) {
+  for (uint32_t i = 0; i < P->h.n_insns; i++) {
+    pl_step *s = &P->steps[i];
+    uint32_t vt = s->in.vtype, op = s->in.op;
+    if (!s->fuse_filter || op == HADOS_K_NE || (vt != HADOS_VT_I32 && vt != HADOS_VT_I64)) continue;
+    const int cleft = s->ca >= 0;
+    const soft_cval *c = &P->cv[cleft ? s->ca : s->cb];
+    if (cleft) op = flip_cmp(op);
+    const int64_t min = vt == HADOS_VT_I32 ? INT32_MIN : INT64_MIN, max = vt == HADOS_VT_I32 ? INT32_MAX : INT64_MAX;
+    int64_t lo = min, hi = max, x = c->i;
+    switch (op) {
+      case HADOS_K_EQ: lo = hi = x; break;
+      case HADOS_K_LT: if (x == min) lo = 1, hi = 0; else hi = x - 1; break;
+      case HADOS_K_LE: hi = x; break;
+      case HADOS_K_GT: if (x == max) lo = 1, hi = 0; else lo = x + 1; break;
+      default: lo = x; break; /* GE */
+    }
+    if (c->is_null) lo = 1, hi = 0; /* compared with null: no row passes */
+    s->range = 1;
+    s->range_reg = cleft ? s->in.b : s->in.a;
+    s->rlo = (soft_cval){.vtype = HADOS_VT_I64, .i = lo};
+    s->rhi = (soft_cval){.vtype = HADOS_VT_I64, .i = hi};
+  }
+  for (uint32_t i = 0; i + 2 < P->h.n_insns; i++) {
+    pl_step *s = &P->steps[i], *t = &P->steps[i + 2];
+    if (!s->range || s->range_merged || !t->range || t->range_reg != s->range_reg || t->in.vtype != s->in.vtype) continue;
+    if (t->rlo.i > s->rlo.i) s->rlo.i = t->rlo.i;
+    if (t->rhi.i < s->rhi.i) s->rhi.i = t->rhi.i;
+    s->range_merged = 1;
+    t->range = 0; /* runs inside s */
+    i += 2;
+  }
+}
+
 /* Marks comparisons against one constant whose only reader is the FILTER
    right after them (and no sink): they run as one fused kernel. */
 static void fuse(pl_prog *P) {
@@ -548,6 +603,7 @@ static void fuse(pl_prog *P) {
       used = P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r);
     if (!used) s->fuse_filter = 1;
   }
+  ranges(P);
 }
 
 static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
@@ -933,6 +989,18 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     if (s->use_c) {
       sc = P->regs[in->c];
       k.c = &sc;
+    }
+    if (s->range) {
+      k.a = &P->regs[s->range_reg];
+      k.ka = &s->rlo;
+      k.kb = &s->rhi;
+      k.dst = NULL;
+      k.sel_out = v->sel == selbuf[0] ? selbuf[1] : selbuf[0];
+      k.vout = v;
+      if ((st = tab->range_filter(&k))) return st;
+      if (v->sel_n == 0) return HADOS_OK;
+      ii += s->range_merged ? 3 : 1; /* the FILTER (and the merged compare + FILTER) ran */
+      continue;
     }
     if (in->op == HADOS_K_FILTER || s->fuse_filter) {
       k.dst = NULL;

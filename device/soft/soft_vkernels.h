@@ -15,7 +15,8 @@
  * Kernel families live in one file each: compare and logic
  * (soft_vkernels_cmp.c), integer, double and decimal arithmetic
  * (soft_vkernels_arith.c), casts (soft_vkernels_cast.c), dates and strings
- * (soft_vkernels_str.c). The hot kernels are compiled three times (AVX-512,
+ * (soft_vkernels_str.c), and the range filter the interpreter makes of
+ * fused integer comparisons (soft_vk_range.c). The hot kernels are compiled three times (AVX-512,
  * AVX2, baseline) the way soft_kernels.c does; soft_vk_table returns the
  * table for a SIMD level, built once per process.
  */
@@ -71,6 +72,11 @@ typedef struct soft_vktab {
      register in between (the interpreter fuses when nothing else reads
      the comparison's result). */
   soft_vkfn cmp_filter;
+  /* An I32 / I64 register within the inclusive range [ka->i, kb->i],
+     narrowing the selection (soft_vk_range.c): the interpreter's form of
+     fused integer comparisons with constants and of two of them on one
+     register (BETWEEN). */
+  soft_vkfn range_filter;
 } soft_vktab;
 
 /* The kernel table for a SIMD level (HADOS_SIMD_*); static, never freed. */
@@ -79,6 +85,7 @@ const soft_vktab *soft_vk_table(uint32_t simd);
 /* Each family fills its entries of a table for a SIMD level. */
 void soft_vk_register_cmp(soft_vkfn *fn, uint32_t simd);
 soft_vkfn soft_vk_cmp_filter(uint32_t simd);
+soft_vkfn soft_vk_range_filter(uint32_t simd);
 void soft_vk_register_arith(soft_vkfn *fn, uint32_t simd);
 void soft_vk_register_cast(soft_vkfn *fn, uint32_t simd);
 void soft_vk_register_str(soft_vkfn *fn, uint32_t simd);

@@ -5,7 +5,10 @@
  * behaviour); integer DIV and MOD by zero give null and MIN / -1 wraps as
  * Java's does. Decimal kernels work on unscaled values: the common shapes
  * (both inputs I64 with small scale factors, I64 x I64 products) stay in
- * 128-bit arithmetic; anything that could overflow 128 bits takes an exact
+ * 128-bit arithmetic, or in 64-bit lanes when a per-vector bound on the
+ * inputs rules out overflow (I64 sums and differences into I64, I128 x I64
+ * products whose 128-bit operand fits 64 bits; otherwise the whole vector
+ * takes the exact path); anything that could overflow 128 bits takes an exact
  * 256-bit slow path (u256 below: magnitude and sign, schoolbook multiply,
  * shift-subtract divide). Rounding is HALF_UP; a result that does not fit
  * the destination storage becomes null.
@@ -347,6 +350,40 @@ static int dec_addsub_slow(i128 a, int sa, i128 b, int sb, int sub, uint32_t vt,
   return fits_storage(r, vt);
 }
 
+/* Bound under which |x| * m < 2^62 (m = 10^s, s <= 18). */
+VK_INLINE uint64_t narrow_lim(int64_t m) { return (uint64_t)(((int64_t)1 << 62) / m); }
+
+/* x * ma + y * mb into an I64 destination in 64-bit lanes: rows run
+   wrapping, vectorised, while a flag notes any input beyond the bound that
+   rules out overflow (|x| * ma < 2^62 and |y| * mb < 2^62, so the sum fits);
+   returns 0 — leaving the rows to the exact path — if one was. A constant
+   operand is checked once. */
+#define NARROW_ADD_LOOP(A, B)                                                                        \
+  VK_ROWS(v, {                                                                                       \
+    const int64_t a_ = (A), b_ = (B);                                                                \
+    bad |= ((uint64_t)a_ + la > 2 * la) | ((uint64_t)b_ + lb > 2 * lb);                              \
+    o[i] = (int64_t)((uint64_t)a_ * (uint64_t)ma + (uint64_t)b_ * (uint64_t)mb);                     \
+  })
+VK_INLINE int dec_addsub_narrow(soft_kctx *k, const int64_t *x, const int64_t *y, int64_t ma, int64_t mb) {
+  const soft_vec *v = k->v;
+  int64_t *o = k->dst->data;
+  const uint64_t la = narrow_lim(ma), lb = narrow_lim(mb < 0 ? -mb : mb);
+  uint64_t bad = 0;
+  if (k->ka) {
+    const int64_t cx = k->ka->i;
+    if ((uint64_t)cx + la > 2 * la) return 0;
+    NARROW_ADD_LOOP(cx, y[i]);
+  } else if (k->kb) {
+    const int64_t cy = k->kb->i;
+    if ((uint64_t)cy + lb > 2 * lb) return 0;
+    NARROW_ADD_LOOP(x[i], cy);
+  } else {
+    NARROW_ADD_LOOP(x[i], y[i]);
+  }
+  return !bad;
+}
+#undef NARROW_ADD_LOOP
+
 VK_INLINE int dec_addsub_body(soft_kctx *k) {
   const soft_vec *v = k->v;
   const hados_insn *in = k->in;
@@ -369,7 +406,7 @@ VK_INLINE int dec_addsub_body(soft_kctx *k) {
         o[i] = r;
         if (of) dec_put(d, v, i, 0, 0);
       });
-    } else {
+    } else if (!dec_addsub_narrow(k, x, y, (int64_t)ma, (int64_t)mb)) {
       VK_ROWS(v, dec_put(d, v, i, (i128)x[i] * ma + (i128)y[i] * mb, 1));
     }
     return HADOS_OK;
@@ -405,6 +442,30 @@ static int dec_mul_slow(i128 a, i128 b, int p, uint32_t vt, i128 *out) {
   return fit(m, neg && !u256_is_zero(m), vt, out);
 }
 
+/* I128 x I64 -> I128 without rounding when every selected a fits 64 bits
+   (as products of 64-bit decimals usually do): one 64 x 64 -> 128 multiply
+   per row, which cannot overflow. Returns 0, writing nothing that matters,
+   when some a is wider. */
+VK_INLINE int dec_mul_narrow(soft_kctx *k) {
+  const soft_vec *v = k->v;
+  const i128 *x = k->a->data;
+  const int64_t *y = k->b->data;
+  i128 *o = k->dst->data;
+  uint64_t bad = 0;
+  VK_ROWS(v, {
+    const i128 a = x[i];
+    bad |= (uint64_t)(a >> 64) ^ (uint64_t)((int64_t)a >> 63);
+  });
+  if (bad) return 0;
+  if (k->kb) {
+    const int64_t c = k->kb->i;
+    VK_ROWS(v, o[i] = (i128)(int64_t)x[i] * c);
+  } else {
+    VK_ROWS(v, o[i] = (i128)(int64_t)x[i] * y[i]);
+  }
+  return 1;
+}
+
 VK_INLINE int dec_mul_body(soft_kctx *k) {
   const soft_vec *v = k->v;
   const hados_insn *in = k->in;
@@ -437,6 +498,8 @@ VK_INLINE int dec_mul_body(soft_kctx *k) {
     }
     return HADOS_OK;
   }
+  if (p == 0 && ta == HADOS_VT_I128 && tb == HADOS_VT_I64 && d->vtype == HADOS_VT_I128 && dec_mul_narrow(k))
+    return HADOS_OK;
   /* 128-bit operands: multiply with an overflow check and take the exact
      256-bit path only for the rows that need it */
   VK_ROWS(v, {
