@@ -2,7 +2,7 @@ package operators
 
 import (
 	"context"
-	"encoding/binary"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,13 +39,14 @@ func (t *Target) GatherAt(ctx context.Context, rec arrow.Record, rows device.Add
 	return g.one(ctx, rows, n)
 }
 
-// int32Bytes is the little-endian encoding of row numbers.
+// int32Bytes is the little-endian encoding of row numbers: rows' own
+// memory viewed as bytes (no copy; device memory is little-endian, as
+// every host hados runs on), valid while rows is.
 func int32Bytes(rows []int32) []byte {
-	b := make([]byte, 4*len(rows))
-	for i, r := range rows {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(r))
+	if len(rows) == 0 {
+		return nil
 	}
-	return b
+	return unsafe.Slice((*byte)(unsafe.Pointer(&rows[0])), 4*len(rows))
 }
 
 // gatherSchema is the schema GATHER produces from in: strings as utf8;

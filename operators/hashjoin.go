@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -367,20 +368,28 @@ func (h *HashJoin) emit(ctx context.Context, probeData arrow.Record, jr joinRows
 		}
 		return takeColumns(g), nil
 	}
-	var err error
-	if h.plan.mode == modePairs || len(jr.probe) > 0 {
-		if probeCols, err = gatherInto(probeData, jr.probe); err != nil {
-			return nil, err
-		}
-	}
+	// The two sides are gathered concurrently: one side's host work
+	// (staging, uploading row numbers, output buffers) overlaps the
+	// other's device ops, and both keep every engine core busy.
+	var probeErr, buildErr error
+	var wg sync.WaitGroup
 	if h.plan.mode == modePairs || h.plan.mode == modeMark {
-		bd := dataRecord(h.table.rec, h.table.data)
-		buildCols, err = gatherInto(bd, jr.build)
-		bd.Release()
-		if err != nil {
-			release(probeCols)
-			return nil, err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bd := dataRecord(h.table.rec, h.table.data)
+			buildCols, buildErr = gatherInto(bd, jr.build)
+			bd.Release()
+		}()
+	}
+	if h.plan.mode == modePairs || len(jr.probe) > 0 {
+		probeCols, probeErr = gatherInto(probeData, jr.probe)
+	}
+	wg.Wait()
+	if err := firstError([]error{probeErr, buildErr}); err != nil {
+		release(probeCols)
+		release(buildCols)
+		return nil, err
 	}
 	var cols []arrow.Array
 	switch {

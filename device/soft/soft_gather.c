@@ -3,7 +3,9 @@
  * row number into hados_project_out columns (hados_relational.h).
  *
  * Every row number is checked first (-1 or within [0, rows)); then string
- * columns are sized (E_NOMEM with result = the largest byte count any one
+ * columns are sized, each gathered string's offsets checked as it is
+ * counted (the descriptor binds the columns by their last row only:
+ * soft_sort_desc.h) (E_NOMEM with result = the largest byte count any one
  * string column needs when a column's capacity is short; nothing else is
  * written then); then each column is written in one pass of its own type:
  * fixed-width values (a null row's value is zero), BOOL bits, strings
@@ -99,17 +101,23 @@ static void gather_values(const soft_col *c, soft_outcol *o, const int32_t *rows
   }
 }
 
-/* String bytes the output column of c needs for the rows. */
-static uint64_t string_bytes(const soft_col *c, const int32_t *rows, uint64_t n) {
-  uint64_t total = 0;
+/* String bytes the output column j needs for the rows (into *total),
+   checking each valid row's offsets (rel_str_checked). */
+static int string_bytes(const rel_desc *g, uint32_t j, const int32_t *rows, uint64_t n, uint64_t *total) {
+  const soft_col *c = &g->cols[j];
+  uint64_t t = 0;
   for (uint64_t i = 0; i < n; i++) {
     int32_t r = rows[i];
     if (r < 0 || !rel_valid(c, (uint64_t)r)) continue;
     uint32_t len;
-    rel_str(c, (uint64_t)r, &len);
-    total += len;
+    const uint8_t *p;
+    if (!rel_str_checked(g, j, (uint64_t)r, &p, &len))
+      return soft_fail(HADOS_E_INVALID, WHO ": column %u: row %d has string offsets outside [0, %llu] or decreasing", j, r,
+                       (unsigned long long)g->str_end[j]);
+    t += len;
   }
-  return total;
+  *total = t;
+  return HADOS_OK;
 }
 
 int soft_gather_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
@@ -138,7 +146,8 @@ int soft_gather_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *r
   int short_col = -1;
   for (uint32_t j = 0; j < g.n; j++) {
     if (vts[j] != HADOS_VT_STR) continue;
-    uint64_t b = string_bytes(&g.cols[j], rows, n);
+    uint64_t b = 0;
+    if ((st = string_bytes(&g, j, rows, n, &b))) goto out;
     if (b > need) need = b;
     if (b > outs[j].c.capacity && short_col < 0) short_col = (int)j;
   }

@@ -32,10 +32,12 @@
  * first row). Afterwards, if some key has several rows, the row array is
  * filled: every duplicated key gets a run, and a pass over the rows in
  * reverse order fills each run from its end, so runs end up in input
- * order. The build runs on one engine core.
+ * order. The build runs on one engine core; like a probe, it hashes a
+ * block of rows and prefetches their slots before inserting them.
  *
  * Probing. A probe walks its row range in blocks of 32: it hashes the
- * block's keys and prefetches their slots first, then looks the rows up,
+ * next block's keys and prefetches their slots, then looks this block's
+ * rows up (so a block's slots have a whole block's work to arrive),
  * writing pairs until the output is full. The cursor (next_row,
  * next_match) in hados_join_out records where it stopped, so the host runs
  * the op again to continue; FIRST_MATCH caps a row at one pair, UNMATCHED
@@ -390,9 +392,20 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   uint32_t *slotof = (uint32_t *)scratch.p;
   jslot *t = (jslot *)s->slots.p;
   uint64_t dups = 0;
+  uint64_t ws[PROBE_BLOCK];
+  int kinds[PROBE_BLOCK];
   for (uint64_t r = 0; r < rows; r++) {
-    uint64_t w = 0;
-    int kind = row_key(s, s->keys, r, &w);
+    const uint32_t bi = (uint32_t)(r % PROBE_BLOCK);
+    if (bi == 0) { /* the next block's keys, and their slots prefetched */
+      const uint64_t m = rows - r < PROBE_BLOCK ? rows - r : PROBE_BLOCK;
+      for (uint32_t i = 0; i < m; i++) {
+        ws[i] = 0;
+        kinds[i] = row_key(s, s->keys, r + i, &ws[i]);
+        if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask], 1);
+      }
+    }
+    const uint64_t w = ws[bi];
+    const int kind = kinds[bi];
     if (kind == 0) {
       slotof[r] = NO_SLOT;
       continue;
@@ -465,6 +478,20 @@ static int state_at(soft_device *d, uint64_t addr, const char *what, join_state 
 
 /* ---------------------------------------------------------------- probe */
 
+/* Keys of probe rows [row, min(row + PROBE_BLOCK, end)) into ws / kinds
+   (row_key), their slots prefetched; returns how many rows. */
+static inline uint32_t probe_block(const join_state *s, const jcol *cols, const jslot *t, uint64_t row, uint64_t end, uint64_t *ws,
+                                   int *kinds) {
+  if (row >= end) return 0;
+  const uint32_t m = (uint32_t)(end - row < PROBE_BLOCK ? end - row : PROBE_BLOCK);
+  for (uint32_t i = 0; i < m; i++) {
+    ws[i] = 0;
+    kinds[i] = row_key(s, cols, row + i, &ws[i]);
+    if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask]);
+  }
+  return m;
+}
+
 static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
   join_state *s = NULL;
   join_desc D;
@@ -500,14 +527,15 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   const jslot *t = (const jslot *)s->slots.p;
   const int first_only = o.flags & HADOS_PROBE_FIRST_MATCH, unmatched = (o.flags & HADOS_PROBE_UNMATCHED) != 0;
   uint64_t n = 0, cap = o.capacity, row = o.next_row, skip = o.next_match;
-  uint64_t ws[PROBE_BLOCK];
-  int kinds[PROBE_BLOCK];
+  uint64_t wsb[2][PROBE_BLOCK];
+  int kindsb[2][PROBE_BLOCK];
+  uint32_t cur = 0, m = probe_block(s, cols, t, row, o.end_row, wsb[0], kindsb[0]);
   while (row < o.end_row && n < cap) {
-    uint32_t m = (uint32_t)(o.end_row - row < PROBE_BLOCK ? o.end_row - row : PROBE_BLOCK);
-    for (uint32_t i = 0; i < m; i++) {
-      kinds[i] = row_key(s, cols, row + i, &ws[i]);
-      if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask]);
-    }
+    /* the next block's keys and slot prefetches go out before this
+       block's lookups, so its slots arrive while this block is matched */
+    const uint32_t nm = probe_block(s, cols, t, row + m, o.end_row, wsb[cur ^ 1], kindsb[cur ^ 1]);
+    const uint64_t *ws = wsb[cur];
+    const int *kinds = kindsb[cur];
     uint32_t i = 0;
     for (; i < m && n < cap; i++) {
       const uint64_t r = row + i;
@@ -547,6 +575,9 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
       skip = 0;
     }
     row += i;
+    if (i < m) break; /* the output is full */
+    cur ^= 1;
+    m = nm;
   }
   o.next_row = row;
   o.next_match = row < o.end_row ? skip : 0;

@@ -12,7 +12,8 @@
  *
  * Ties on every key are broken by row number wherever the algorithm is not
  * stable by construction, so every path yields the same stable order.
- * Scratch memory is engine-internal host memory, freed before the op
+ * Scratch memory is engine-internal (large radix scratch a block of the
+ * device heap when it has room, else host memory), freed before the op
  * ends.
  */
 #include <stdlib.h>
@@ -64,6 +65,12 @@ static int cmp_value(const soft_col *c, uint64_t a, uint64_t b) {
     default: {
       uint32_t la, lb;
       const uint8_t *sa = rel_str(c, a, &la), *sb = rel_str(c, b, &lb);
+      if (la >= 8 && lb >= 8) { /* most strings differ in their first 8 bytes */
+        uint64_t x, y;
+        memcpy(&x, sa, 8);
+        memcpy(&y, sb, 8);
+        if (x != y) return cmp_u(__builtin_bswap64(x), __builtin_bswap64(y));
+      }
       int r = memcmp(sa, sb, la < lb ? la : lb);
       if (r) return r < 0 ? -1 : 1;
       return (la > lb) - (la < lb);
@@ -155,7 +162,41 @@ static int top_k(const sort_keys *k, uint64_t first, uint64_t end, uint64_t lim,
 }
 
 /* ---------------------------------------------------------------- full sort */
-static int full_sort(const sort_keys *k, uint64_t first, uint64_t n, uint64_t want, int32_t *out) {
+/* Scratch of at least this many bytes comes from the device heap when it
+   has room: its pages stay mapped from one sort to the next (and are huge
+   pages where the device has them), where a large malloc would map, fault
+   and zero fresh pages every time. Smaller scratch, or a full heap, uses
+   malloc. */
+#define SORT_HEAP_SCRATCH (4u << 20)
+
+/* Allocates bytes of scratch into *p (from the heap into b, or malloc);
+   0 when neither has room. Released by scratch_free. */
+static int scratch_alloc(soft_device *d, soft_block *b, uint64_t bytes, uint8_t **p) {
+  if (bytes >= SORT_HEAP_SCRATCH && soft_block_alloc(d, b, bytes) == HADOS_OK) {
+    *p = b->p;
+    return 1;
+  }
+  b->p = NULL;
+  return (*p = malloc(bytes)) != NULL;
+}
+
+static void scratch_free(soft_device *d, soft_block *b, uint8_t *p) {
+  if (b->p) soft_block_free(d, b);
+  else free(p);
+}
+
+/* Whether two normalised keys of kw bytes are equal. */
+static inline int keys_eq(const uint8_t *a, const uint8_t *b, uint32_t kw) {
+  if (kw == 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x == y;
+  }
+  return memcmp(a, b, kw) == 0;
+}
+
+static int full_sort(soft_device *d, const sort_keys *k, uint64_t first, uint64_t n, uint64_t want, int32_t *out) {
   if (k->kw > SORT_MAX_RADIX_KEY) {
     int32_t *a = malloc(n * 8);
     if (!a) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows: out of host memory", (unsigned long long)n);
@@ -166,20 +207,18 @@ static int full_sort(const sort_keys *k, uint64_t first, uint64_t n, uint64_t wa
     return HADOS_OK;
   }
   const uint32_t rs = k->kw + 4;
-  uint8_t *recs = malloc(n * rs * 2 + 8);
-  if (!recs) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, k->kw);
+  uint8_t *recs;
+  soft_block blk = {0};
+  if (!scratch_alloc(d, &blk, n * rs * 2 + 8, &recs))
+    return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, k->kw);
   uint8_t *s = sort_radix(k, first, n, recs, recs + n * rs);
-  if (!s) {
-    free(recs);
-    return soft_fail(HADOS_E_NOMEM, WHO_SORT ": radix counts: out of host memory");
-  }
   for (uint64_t i = 0; i < want; i++) memcpy(&out[i], s + i * rs + k->kw, 4);
   int st = HADOS_OK;
   if (k->tiebreak) { /* order runs of equal normalised keys by the comparator */
     int32_t *tmp = NULL;
     for (uint64_t i = 0; i < want;) {
       uint64_t j = i + 1;
-      while (j < n && memcmp(s + i * rs, s + j * rs, k->kw) == 0) j++;
+      while (j < n && keys_eq(s + i * rs, s + j * rs, k->kw)) j++;
       if (j - i > 1) {
         int32_t *run = out + i;
         int32_t *buf = NULL;
@@ -208,7 +247,7 @@ static int full_sort(const sort_keys *k, uint64_t first, uint64_t n, uint64_t wa
     }
     free(tmp);
   }
-  free(recs);
+  scratch_free(d, &blk, recs);
   return st;
 }
 
@@ -228,7 +267,7 @@ static int sort_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *r
   if ((st = rel_i32s(d, WHO_SORT, "output", op->dst, want, &out))) goto out;
   if (want == 0) goto out;
   if (want * 8 < n) st = top_k(&k, first, end, want, out);
-  else st = full_sort(&k, first, n, want, out);
+  else st = full_sort(d, &k, first, n, want, out);
   if (!st) *result = want;
 out:
   rel_free(&k.d);
@@ -249,7 +288,7 @@ static inline uint64_t key64(const sort_keys *k, int32_t r) {
   return __builtin_bswap64(x);
 }
 
-/* Prefetches the key values of row r. */
+/* Prefetches the key values of row r (a string key: its offsets). */
 static inline void prefetch_row(const sort_keys *k, int32_t r) {
   for (uint32_t j = 0; j < k->d.n; j++) {
     const soft_col *c = &k->d.cols[j];
@@ -263,6 +302,20 @@ static inline void prefetch_row(const sort_keys *k, int32_t r) {
         if (c->offsets) __builtin_prefetch(c->offsets + e * c->width);
         else __builtin_prefetch(c->data + e * 4);
     }
+  }
+}
+
+/* Prefetches the bytes of row r's first string key (its offsets were
+   prefetched earlier by prefetch_row): the second stage for string keys. */
+static inline void prefetch_str(const sort_keys *k, int32_t r) {
+  for (uint32_t j = 0; j < k->d.n; j++) {
+    const soft_col *c = &k->d.cols[j];
+    if (c->c.vtype != HADOS_VT_STR) continue;
+    if (rel_valid(c, (uint64_t)r)) {
+      uint32_t len;
+      __builtin_prefetch(rel_str(c, (uint64_t)r, &len));
+    }
+    return;
   }
 }
 
@@ -296,6 +349,26 @@ static int merge_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *
       if (i + MERGE_PREFETCH < na) prefetch_row(&k, a[i + MERGE_PREFETCH]);
       if (j + MERGE_PREFETCH < nb) prefetch_row(&k, b[j + MERGE_PREFETCH]);
       if (kb < ka) {
+        out[o++] = b[j++];
+        if (j == nb) break;
+        kb = key64(&k, b[j]);
+      } else {
+        out[o++] = a[i++];
+        if (i == na) break;
+        ka = key64(&k, a[i]);
+      }
+    }
+  } else if (k.kw <= 8 && na && nb) {
+    /* a string key's 8-byte prefix (and the keys before it) decide most
+       steps as integers; equal prefixes go to the comparator. Strings
+       are prefetched in two stages: offsets, then bytes. */
+    uint64_t ka = key64(&k, a[0]), kb = key64(&k, b[0]);
+    for (;;) {
+      if (i + 2 * MERGE_PREFETCH < na) prefetch_row(&k, a[i + 2 * MERGE_PREFETCH]);
+      if (j + 2 * MERGE_PREFETCH < nb) prefetch_row(&k, b[j + 2 * MERGE_PREFETCH]);
+      if (i + MERGE_PREFETCH < na) prefetch_str(&k, a[i + MERGE_PREFETCH]);
+      if (j + MERGE_PREFETCH < nb) prefetch_str(&k, b[j + MERGE_PREFETCH]);
+      if (kb < ka || (kb == ka && sort_cmp_rows(&k, b[j], a[i]) < 0)) {
         out[o++] = b[j++];
         if (j == nb) break;
         kb = key64(&k, b[j]);

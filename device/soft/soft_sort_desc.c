@@ -9,8 +9,10 @@
 void rel_free(rel_desc *r) {
   free(r->cols);
   free(r->flags);
+  free(r->str_end);
   r->cols = NULL;
   r->flags = NULL;
+  r->str_end = NULL;
 }
 
 int rel_decode(soft_device *d, const char *who, uint64_t addr, uint64_t len, int sort, rel_desc *out) {
@@ -40,7 +42,8 @@ int rel_decode(soft_device *d, const char *who, uint64_t addr, uint64_t len, int
   out->n = h[3];
   out->cols = calloc(out->n, sizeof *out->cols);
   if (sort) out->flags = calloc(out->n, sizeof *out->flags);
-  if (!out->cols || (sort && !out->flags)) {
+  else out->str_end = calloc(out->n, sizeof *out->str_end);
+  if (!out->cols || (sort && !out->flags) || (!sort && !out->str_end)) {
     rel_free(out);
     return soft_fail(HADOS_E_NOMEM, "%s: out of host memory", who);
   }
@@ -55,9 +58,25 @@ int rel_decode(soft_device *d, const char *who, uint64_t addr, uint64_t len, int
         return st;
       }
     }
-    if ((st = soft_col_bind(d, who, j, &out->cols[j], 0, out->rows))) {
+    /* a gather binds the last row: every buffer in bounds, the string
+       bytes up to the last offset; rows are checked as they are read */
+    uint64_t rb = sort || !out->rows ? 0 : out->rows - 1;
+    if ((st = soft_col_bind(d, who, j, &out->cols[j], rb, out->rows))) {
       rel_free(out);
       return st;
+    }
+    const soft_col *c = &out->cols[j];
+    if (!sort && out->rows && c->c.vtype == HADOS_VT_STR && !(c->c.flags & HADOS_COLF_DICT)) {
+      uint64_t e = c->c.offset + out->rows;
+      if (c->width == 4) {
+        int32_t x;
+        memcpy(&x, c->offsets + e * 4, 4);
+        out->str_end[j] = (uint64_t)x; /* non-negative: checked by the bind */
+      } else {
+        int64_t x;
+        memcpy(&x, c->offsets + e * 8, 8);
+        out->str_end[j] = (uint64_t)x;
+      }
     }
   }
   return HADOS_OK;

@@ -1,7 +1,7 @@
 /*
  * soft_sort_internal.h — internals of the soft device's SORT and MERGE
  * (soft_sort.c: the ops, the row comparator, merging and top-k selection;
- * soft_sort_radix.c: normalised keys and the LSD radix sort).
+ * soft_sort_radix.c: normalised keys and the radix sort).
  */
 #ifndef SOFT_SORT_INTERNAL_H
 #define SOFT_SORT_INTERNAL_H
@@ -32,9 +32,10 @@ void sort_norm_layout(sort_keys *k);
 /* Writes the normalised keys of rows [first, first + n) at the start of
    records of rs bytes. */
 void sort_norm_rows(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint32_t rs);
-/* Sorts rows [first, first + n) by the normalised keys, stably: recs must
-   hold n * (kw + 4) bytes and tmp as many; returns the buffer (recs or tmp)
-   holding the sorted records, each kw key bytes then the int32 row. */
+/* Sorts rows [first, first + n) by the normalised keys, stably (MSD
+   splitting of large ranges, LSD in cache): recs must hold n * (kw + 4)
+   bytes and tmp as many (scratch); returns recs, holding the sorted
+   records, each kw key bytes then the int32 row. */
 uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint8_t *tmp);
 
 #endif

@@ -12,10 +12,17 @@
  * zero. The key stops after the first string key: rows whose normalised
  * keys are equal there are ordered by the comparator afterwards.
  *
- * LSD radix: one pass counts every byte position's histogram, then a
- * stable scatter per byte position from the last to the first, skipping
- * positions where every record has the same byte. Stability and the
- * initial row order make equal keys keep their input order.
+ * The radix sort is a hybrid. Large ranges go most significant byte
+ * first (MSD): one stable scatter by the first byte position that is not
+ * the same in every record splits the records into up to 256 buckets,
+ * each sorted on by the later bytes, recursively; once a bucket fits in a
+ * core's cache (SORT_LEAF_BYTES) it is finished least significant byte
+ * first (LSD): one pass counts every remaining byte position's histogram,
+ * then a stable scatter per position from the last to the first, skipping
+ * positions where every record has the same byte; tiny buckets use an
+ * insertion sort. So a large sort streams through memory once or twice
+ * instead of once per key byte. Every step is stable and the records start
+ * in row order, so equal keys keep their input order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +155,102 @@ void sort_norm_rows(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *rec
   }
 }
 
+/* Records of a bucket below which a bucket is insertion sorted. */
+#define SORT_TINY 24u
+/* Bytes of records above which a range is split MSD rather than finished
+   LSD (about a core's L2 cache). */
+#define SORT_LEAF_BYTES (512u * 1024u)
+
+/* Stable insertion sort of n records of x (bytes [b, kw) compared). */
+static void insertion(uint8_t *x, uint64_t n, uint32_t rs, uint32_t b, uint32_t kw) {
+  uint8_t t[SORT_MAX_RADIX_KEY + 4];
+  for (uint64_t i = 1; i < n; i++) {
+    uint64_t j = i;
+    if (memcmp(x + (j - 1) * rs + b, x + j * rs + b, kw - b) <= 0) continue;
+    memcpy(t, x + i * rs, rs);
+    do {
+      memcpy(x + j * rs, x + (j - 1) * rs, rs);
+      j--;
+    } while (j > 0 && memcmp(x + (j - 1) * rs + b, t + b, kw - b) > 0);
+    memcpy(x + j * rs, t, rs);
+  }
+}
+
+/* LSD radix of n records of x on bytes [b, kw), y as scratch; the sorted
+   records end in x when in_x is set, else in y. */
+static void lsd(uint8_t *x, uint8_t *y, uint64_t n, uint32_t rs, uint32_t b, uint32_t kw, int in_x) {
+  uint32_t cnt[SORT_MAX_RADIX_KEY][256];
+  uint64_t pos[256];
+  const uint32_t nb = kw - b;
+  memset(cnt, 0, nb * sizeof cnt[0]);
+  for (uint64_t i = 0; i < n; i++) {
+    const uint8_t *p = x + i * rs + b;
+    for (uint32_t j = 0; j < nb; j++) cnt[j][p[j]]++;
+  }
+  uint8_t *src = x, *dst = y;
+  for (uint32_t j = nb; j-- > 0;) {
+    uint64_t sum = 0;
+    int skip = 0;
+    for (uint32_t v = 0; v < 256; v++) {
+      if (cnt[j][v] == n) skip = 1;
+      pos[v] = sum;
+      sum += cnt[j][v];
+    }
+    if (skip) continue;
+    scatter(src, dst, n, rs, b + j, pos);
+    uint8_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if ((src == x) != in_x) memcpy(dst, src, n * rs);
+}
+
+/* The first byte position in [b, kw) where some record of x differs from
+   the first one; kw when every record has the same bytes there. */
+static uint32_t first_diff(const uint8_t *x, uint64_t n, uint32_t rs, uint32_t b, uint32_t kw) {
+  uint32_t lim = kw;
+  for (uint64_t i = 1; i < n && lim > b; i++) {
+    const uint8_t *p = x + i * rs;
+    for (uint32_t j = b; j < lim; j++)
+      if (p[j] != x[j]) {
+        lim = j;
+        break;
+      }
+  }
+  return lim;
+}
+
+/* Sorts the n records of x on bytes [b, kw), y (as large) as scratch; the
+   records end in x when in_x is set, else in y. */
+static void msd(uint8_t *x, uint8_t *y, uint64_t n, uint32_t rs, uint32_t b, uint32_t kw, int in_x) {
+  if (n <= SORT_TINY || b >= kw) {
+    if (b < kw) insertion(x, n, rs, b, kw);
+    if (!in_x) memcpy(y, x, n * rs);
+    return;
+  }
+  if (n * rs <= SORT_LEAF_BYTES) {
+    lsd(x, y, n, rs, b, kw, in_x);
+    return;
+  }
+  if ((b = first_diff(x, n, rs, b, kw)) == kw) {
+    if (!in_x) memcpy(y, x, n * rs);
+    return;
+  }
+  uint64_t cnt[256] = {0}, pos[256];
+  for (uint64_t i = 0; i < n; i++) cnt[x[i * rs + b]]++;
+  uint64_t sum = 0;
+  for (uint32_t v = 0; v < 256; v++) {
+    pos[v] = sum;
+    sum += cnt[v];
+  }
+  scatter(x, y, n, rs, b, pos);
+  uint64_t at = 0;
+  for (uint32_t v = 0; v < 256; v++) {
+    if (cnt[v]) msd(y + at * rs, x + at * rs, cnt[v], rs, b + 1, kw, !in_x);
+    at += cnt[v];
+  }
+}
+
 uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint8_t *tmp) {
   const uint32_t kw = k->kw, rs = kw + 4;
   sort_norm_rows(k, first, n, recs, rs);
@@ -155,28 +258,6 @@ uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *rec
     int32_t r = (int32_t)(first + i);
     memcpy(recs + i * rs + kw, &r, 4);
   }
-  uint64_t(*cnt)[256] = calloc(kw, sizeof *cnt);
-  if (!cnt) return NULL;
-  for (uint64_t i = 0; i < n; i++) {
-    const uint8_t *p = recs + i * rs;
-    for (uint32_t b = 0; b < kw; b++) cnt[b][p[b]]++;
-  }
-  uint8_t *src = recs, *dst = tmp;
-  for (uint32_t b = kw; b-- > 0;) {
-    uint64_t *c = cnt[b], sum = 0;
-    int skip = 0;
-    for (uint32_t x = 0; x < 256; x++) {
-      if (c[x] == n) skip = 1;
-      uint64_t t = c[x];
-      c[x] = sum;
-      sum += t;
-    }
-    if (skip) continue;
-    scatter(src, dst, n, rs, b, c);
-    uint8_t *t = src;
-    src = dst;
-    dst = t;
-  }
-  free(cnt);
-  return src;
+  msd(recs, tmp, n, rs, 0, kw, 1);
+  return recs;
 }
