@@ -80,7 +80,7 @@ var (
 	deviceProgramsSubmitted = newFamily("hados_device_programs_submitted_total", counter,
 		"Programs submitted to the device's queues.", labelDevice)
 	devicePrograms = newFamily("hados_device_programs_total", counter,
-		"Programs the device finished, by status (completed or failed).", labelDevice, labelStatus)
+		"Programs the device finished, by status (completed or failed; failed, as the driver reports it, includes the capacity shortfalls of hados_dma_capacity_retries_total).", labelDevice, labelStatus)
 	deviceOps = newFamily("hados_device_ops_total", counter,
 		"Program operations the device executed.", labelDevice)
 	deviceBusy = newFamily("hados_device_busy_seconds_total", counter,
@@ -151,7 +151,10 @@ var (
 	dmaRetries = newFamily("hados_dma_retries_total", counter,
 		"Device programs the DMA engine resubmitted after a transient I/O error, by direction.", labelDevice, labelDirection)
 	dmaErrors = newFamily("hados_dma_errors_total", counter,
-		"Transfers that finished with an error, by direction.", labelDevice, labelDirection)
+		"Transfers that finished with an error, by direction (not counting capacity retries).", labelDevice, labelDirection)
+	dmaCapacityRetries = newFamily("hados_dma_capacity_retries_total", counter,
+		"Exec programs that ended with E_NOMEM because their output outgrew the capacity they were given (a string gather or projection retried with the size the device reported, or an aggregation that spills): the normal sizing protocol, not a fault; direction is always exec.",
+		labelDevice, labelDirection)
 	dmaDuration = newFamily("hados_dma_transfer_duration_seconds", histogram,
 		"Time from submitting a transfer to its completion, by direction, in seconds.", labelDevice, labelDirection)
 	dmaInFlight = newFamily("hados_dma_in_flight", gauge,
@@ -190,7 +193,7 @@ var catalog = []*family{
 	accountInUse, accountLimit, accountPeak, accountReservations, accountReleases, accountQuotaExceeded,
 
 	dmaInfo, dmaBytes, dmaLinkBytes, dmaElidedBytes, dmaTransfers, dmaPrograms,
-	dmaRetries, dmaErrors, dmaDuration, dmaInFlight, dmaHangs,
+	dmaRetries, dmaErrors, dmaCapacityRetries, dmaDuration, dmaInFlight, dmaHangs,
 
 	spillRuns, spillFiles, spillBytes, spillRows,
 

@@ -27,6 +27,7 @@ func collectDMA(e emitter, dev string, s *dma.Stats) {
 		e.count(dmaErrors, d.s.Errors, dev, d.name)
 		e.histogram(dmaDuration, d.s.Latency, dev, d.name)
 	}
+	e.count(dmaCapacityRetries, s.Exec.CapacityRetries, dev, dirExec)
 	e.value(dmaInFlight, float64(s.InFlight), dev)
 	e.count(dmaHangs, s.Hangs, dev)
 }

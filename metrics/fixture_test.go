@@ -80,7 +80,7 @@ func fixtureSnapshot() Snapshot {
 					D2H: dma.DirStats{Transfers: 100, Programs: 100, Bytes: 300 << 20, LinkBytes: 120 << 20,
 						Latency: latency(20*time.Microsecond, 1200*time.Microsecond)},
 					D2D:  dma.DirStats{Transfers: 4, Programs: 4, Bytes: 64 << 20, LinkBytes: 64 << 20, Latency: latency(10 * time.Microsecond)},
-					Exec: dma.DirStats{Transfers: 690, Programs: 695, Errors: 5, Latency: latency(time.Millisecond, 2*time.Millisecond)},
+					Exec: dma.DirStats{Transfers: 690, Programs: 695, Errors: 5, CapacityRetries: 3, Latency: latency(time.Millisecond, 2*time.Millisecond)},
 				},
 			},
 		},

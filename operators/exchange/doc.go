@@ -43,8 +43,18 @@
 // file. Files are written under temporary names, mode 0600, and renamed
 // into place, index last.
 //
+// A small map output need not touch the disk at all: with
+// WriterOptions.KeepInMemory, Close hands the partitioned records over to
+// a MemoryOutput when they fit and never spilled, so a small query's
+// exchanges skip the IPC encoding, compression, files and decoding (the
+// consumer shares a memory budget between its map tasks and decides with
+// ShuffleWriter.SetKeepInMemory).
+//
 // A ShuffleReader returns reduce partition p of a list of map outputs, in
-// map order. It validates the index against the data file and every block
+// map order; NewShuffleRangeReader returns partitions [lo, hi) one after
+// the other (a coalesced group), reading each map output's index once
+// and opening a data file only for a partition that has rows there. A
+// MemoryOutput's records are copied into the reader's allocator. It validates the index against the data file and every block
 // (magic, lengths against the partition's extent, checksum, codec,
 // decompressed size, the Arrow stream itself): damage gives a
 // *CorruptError naming the file, partition and offset, never a panic or a

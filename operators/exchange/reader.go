@@ -11,10 +11,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// ShuffleReader is the reduce side of an exchange: it reads one reduce
-// partition from a list of map outputs and returns its records in map
-// order, and within a map output in the order they were written. It holds
-// one block's records at a time.
+// ShuffleReader is the reduce side of an exchange: it reads reduce
+// partitions [lo, hi) from a list of map outputs and returns, partition
+// after partition, each one's records in map order, and within a map
+// output in the order they were written. It holds one block's records at
+// a time. A map output whose PartitionLengths say it has nothing for a
+// partition is skipped without opening its files; a file output's index
+// is read once per reader; a MemoryOutput's records are copied.
 //
 // Memory: every record Next returns is allocated from the reader's
 // allocator and owned by the caller, who releases it. Close releases what
@@ -22,16 +25,19 @@ import (
 // concurrent use.
 type ShuffleReader struct {
 	outputs   []MapOutput
-	partition int
+	partition int // the partition being read
+	hi        int // end of the range
 	mem       memory.Allocator
 	schemaMsg []byte
 
-	next    int // next map output to open
+	next    int       // next map output of the partition to open
+	offsets [][]int64 // per map output: its validated index, once read
 	file    *os.File
 	path    string
 	pos     int64 // next block offset in file
 	end     int64 // end of the partition's segment
 	pending []arrow.RecordBatch
+	kept    []arrow.RecordBatch // a MemoryOutput's records still to copy
 	scratch []byte
 	stored  []byte
 	stats   Stats
@@ -43,6 +49,16 @@ type ShuffleReader struct {
 // knows; a block with another schema is an error). mem (nil means
 // memory.DefaultAllocator) allocates the records. Files are opened lazily.
 func NewShuffleReader(outputs []MapOutput, p int, schema *arrow.Schema, mem memory.Allocator) (*ShuffleReader, error) {
+	return NewShuffleRangeReader(outputs, p, p+1, schema, mem)
+}
+
+// NewShuffleRangeReader reads reduce partitions [lo, hi) of outputs one
+// after the other (a coalesced group of partitions, read by one task),
+// like NewShuffleReader reading each in turn.
+func NewShuffleRangeReader(outputs []MapOutput, lo, hi int, schema *arrow.Schema, mem memory.Allocator) (*ShuffleReader, error) {
+	if hi < lo {
+		return nil, fmt.Errorf("exchange: partition range [%d, %d) is reversed", lo, hi)
+	}
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -50,7 +66,8 @@ func NewShuffleReader(outputs []MapOutput, p int, schema *arrow.Schema, mem memo
 	if err != nil {
 		return nil, err
 	}
-	return &ShuffleReader{outputs: outputs, partition: p, mem: mem, schemaMsg: msg}, nil
+	return &ShuffleReader{outputs: outputs, partition: lo, hi: hi, mem: mem, schemaMsg: msg,
+		offsets: make([][]int64, len(outputs))}, nil
 }
 
 // Next returns the next record, or nil and a nil error at the end. A
@@ -63,6 +80,15 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 	t0 := time.Now()
 	defer func() { r.stats.Duration += time.Since(t0) }()
 	for len(r.pending) == 0 {
+		if len(r.kept) > 0 {
+			rec, err := copyRecord(r.kept[0], r.mem)
+			if err != nil {
+				return nil, err
+			}
+			r.kept = r.kept[1:]
+			r.pending = append(r.pending, rec)
+			break
+		}
 		if r.file != nil && r.pos < r.end {
 			if err := r.readBlock(); err != nil {
 				return nil, err
@@ -73,9 +99,17 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		if r.next >= len(r.outputs) {
+			if r.partition+1 >= r.hi {
+				return nil, nil
+			}
+			r.partition++
+			r.next = 0
+			continue
+		}
+		if r.partition >= r.hi {
 			return nil, nil
 		}
-		if err := r.open(r.outputs[r.next]); err != nil {
+		if err := r.open(r.next); err != nil {
 			return nil, err
 		}
 		r.next++
@@ -88,29 +122,58 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-// open validates a map output's index and positions on partition p.
-func (r *ShuffleReader) open(out MapOutput) error {
+// open positions on the current partition of map output m: its records
+// when it is in memory, nothing when its lengths say it has no rows
+// there, else its validated index's segment of the data file.
+func (r *ShuffleReader) open(m int) error {
+	out := r.outputs[m]
+	if out.Memory != nil {
+		if n := out.Memory.Partitions(); r.partition < 0 || r.partition >= n {
+			return fmt.Errorf("exchange: partition %d out of range: map output %d in memory has %d partitions", r.partition, m, n)
+		}
+		r.kept = out.Memory.Part(r.partition)
+		return nil
+	}
+	offsets := r.offsets[m]
+	if offsets != nil { // read before: open the data file only for rows
+		if err := r.inRange(offsets, out); err != nil {
+			return err
+		}
+		if offsets[r.partition] == offsets[r.partition+1] {
+			return nil
+		}
+	}
 	f, err := os.Open(out.DataPath)
 	if err != nil {
 		return fmt.Errorf("exchange: open shuffle data: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("exchange: stat shuffle data: %w", err)
-	}
-	offsets, err := readIndex(out.IndexPath, st.Size())
-	if err != nil {
-		f.Close()
-		return err
-	}
-	r.stats.FileBytes += int64(8 * len(offsets))
-	if n := len(offsets) - 1; r.partition < 0 || r.partition >= n {
-		f.Close()
-		return fmt.Errorf("exchange: partition %d out of range: %s has %d partitions", r.partition, out.IndexPath, n)
+	if offsets == nil {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("exchange: stat shuffle data: %w", err)
+		}
+		if offsets, err = readIndex(out.IndexPath, st.Size()); err != nil {
+			f.Close()
+			return err
+		}
+		r.offsets[m] = offsets
+		r.stats.FileBytes += int64(8 * len(offsets))
+		if err := r.inRange(offsets, out); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	r.file, r.path = f, out.DataPath
 	r.pos, r.end = offsets[r.partition], offsets[r.partition+1]
+	return nil
+}
+
+// inRange checks that the current partition is one of the index's.
+func (r *ShuffleReader) inRange(offsets []int64, out MapOutput) error {
+	if n := len(offsets) - 1; r.partition < 0 || r.partition >= n {
+		return fmt.Errorf("exchange: partition %d out of range: %s has %d partitions", r.partition, out.IndexPath, n)
+	}
 	return nil
 }
 
@@ -187,5 +250,6 @@ func (r *ShuffleReader) Close() error {
 		rec.Release()
 	}
 	r.pending = nil
+	r.kept = nil
 	return r.closeFile()
 }

@@ -28,6 +28,10 @@ type WriterOptions struct {
 	Codec       Codec            // block compression; the zero value is LZ4
 	MemoryLimit int64            // buffered bytes before spilling; 0 means DefaultMemoryLimit
 	Allocator   memory.Allocator // for partitioned records; nil means memory.DefaultAllocator
+	// KeepInMemory, when positive, lets Close keep an output of at most
+	// that many buffered bytes that never spilled in memory (MapOutput.Memory)
+	// instead of writing its files.
+	KeepInMemory int64
 }
 
 // DataFileName and IndexFileName are the names Spark's sort shuffle gives
@@ -46,8 +50,14 @@ type MapOutput struct {
 	DataPath  string
 	IndexPath string
 	// PartitionLengths holds the bytes of each reduce partition in the data
-	// file (what Spark reports in its MapStatus). Readers do not need it.
+	// file (what Spark reports in its MapStatus), or in memory for a
+	// MemoryOutput. Readers use it, when present, to skip the partitions
+	// a map output has no rows for without opening its files.
 	PartitionLengths []int64
+	// Memory, when not nil, is the output itself, kept in memory (no
+	// files; DataPath and IndexPath are empty). See MemoryOutput for who
+	// releases it.
+	Memory *MemoryOutput
 }
 
 // ShuffleWriter is the map side of an exchange, shaped like Spark's sort
@@ -248,6 +258,9 @@ func (w *ShuffleWriter) Close() (MapOutput, error) {
 }
 
 func (w *ShuffleWriter) commit() (MapOutput, error) {
+	if w.opts.KeepInMemory > 0 && len(w.spills) == 0 && w.bufBytes <= w.opts.KeepInMemory {
+		return w.keep(), nil
+	}
 	dataPath := filepath.Join(w.opts.Dir, DataFileName(w.opts.ShuffleID, w.opts.MapID))
 	indexPath := filepath.Join(w.opts.Dir, IndexFileName(w.opts.ShuffleID, w.opts.MapID))
 	df, err := os.CreateTemp(w.opts.Dir, "."+filepath.Base(dataPath)+".*.tmp")
@@ -306,6 +319,23 @@ func (w *ShuffleWriter) commit() (MapOutput, error) {
 	return MapOutput{DataPath: dataPath, IndexPath: indexPath, PartitionLengths: lengths}, nil
 }
 
+// keep hands the buffered records over to a MemoryOutput (partition
+// lengths are the bytes of their rows: see sliceBytes).
+func (w *ShuffleWriter) keep() MapOutput {
+	m := &MemoryOutput{parts: w.buffered, bytes: w.bufBytes}
+	lengths := make([]int64, w.n)
+	for p, recs := range w.buffered {
+		for _, r := range recs {
+			for _, c := range r.Columns() {
+				lengths[p] += sliceBytes(c)
+			}
+		}
+	}
+	w.buffered = make([][]arrow.RecordBatch, w.n)
+	w.bufBytes = 0
+	return MapOutput{PartitionLengths: lengths, Memory: m}
+}
+
 func writeTemp(dir, pattern string, b []byte) (string, error) {
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
@@ -340,6 +370,14 @@ func (w *ShuffleWriter) Abort() {
 
 // Stats returns what the writer has done so far.
 func (w *ShuffleWriter) Stats() Stats { return w.stats }
+
+// Buffered is the bytes of partitioned records held in memory (not
+// spilled), and whether the writer spilled at all.
+func (w *ShuffleWriter) Buffered() (bytes int64, spilled bool) { return w.bufBytes, len(w.spills) > 0 }
+
+// SetKeepInMemory changes WriterOptions.KeepInMemory before Close (a
+// caller sharing a memory budget between map tasks decides at the end).
+func (w *ShuffleWriter) SetKeepInMemory(limit int64) { w.opts.KeepInMemory = limit }
 
 type countingWriter struct {
 	w io.Writer

@@ -163,10 +163,7 @@ func (q *query) planGroups(s *stage) error {
 	}
 	walk(s.top)
 	s.groups = map[*rules.Node][][2]int{}
-	target := q.env.AdvisoryPartitionBytes
-	if target == 0 {
-		target = 64 << 20
-	}
+	target := q.advisoryBytes()
 	outs := make([]*shuffleOut, len(leaves))
 	for i, l := range leaves {
 		_, dep := q.leaf(s, l)
@@ -199,6 +196,15 @@ func (q *query) planGroups(s *stage) error {
 		s.groups[l] = coalesce(outs[i].lengths(), target)
 	}
 	return nil
+}
+
+// advisoryBytes is the size reduce partitions are coalesced up to
+// (Env.AdvisoryPartitionBytes, 64 MiB by default; negative: none).
+func (q *query) advisoryBytes() int64 {
+	if q.env.AdvisoryPartitionBytes == 0 {
+		return 64 << 20
+	}
+	return q.env.AdvisoryPartitionBytes
 }
 
 // coalesce groups partitions [0, len(sizes)) into contiguous runs of at

@@ -27,19 +27,21 @@ func (b *builder) shuffleRead(n *rules.Node, dep *stage, p int) (operators.Opera
 	if p >= 0 && p < len(groups) {
 		lo, hi = groups[p][0], groups[p][1]
 	}
-	src := &shuffleSource{out: o, lo: lo, hi: hi, next: lo, mem: b.target.OutputAllocator()}
+	src := &shuffleSource{out: o, lo: lo, hi: hi, mem: b.target.OutputAllocator()}
 	return b.track(label(n)+" read", src, src.extra), nil
 }
 
 // shuffleSource is an operator over reduce partitions [lo, hi) of a
-// shuffle. Its records are allocated from the task's output allocator
-// (device memory on a host-visible device) and owned by the caller.
+// shuffle, read by one exchange.ShuffleReader (partition after partition,
+// each from every map output in map order). Its records are allocated
+// from the task's output allocator (device memory on a host-visible
+// device) and owned by the caller.
 type shuffleSource struct {
 	out    *shuffleOut
 	lo, hi int
-	next   int
 	mem    memory.Allocator
 	r      *exchange.ShuffleReader
+	done   bool
 	stats  operators.Stats
 	read   exchange.Stats
 }
@@ -48,34 +50,30 @@ func (s *shuffleSource) Schema() *arrow.Schema      { return s.out.schema }
 func (s *shuffleSource) Open(context.Context) error { return nil }
 
 func (s *shuffleSource) Next(ctx context.Context) (arrow.Record, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, context.Cause(ctx)
-		}
-		if s.r == nil {
-			if s.next >= s.hi {
-				return nil, nil
-			}
-			r, err := exchange.NewShuffleReader(s.out.outputs, s.next, s.out.schema, s.mem)
-			if err != nil {
-				return nil, fmt.Errorf("shuffle %d partition %d: %w", s.out.id, s.next, err)
-			}
-			s.r = r
-			s.next++
-		}
-		rec, err := s.r.Next()
-		if err != nil {
-			return nil, err
-		}
-		if rec != nil {
-			s.stats.RowsOut += rec.NumRows()
-			s.stats.Batches++
-			return rec, nil
-		}
-		if err := s.closeReader(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
 	}
+	if s.done || s.lo >= s.hi {
+		return nil, nil
+	}
+	if s.r == nil {
+		r, err := exchange.NewShuffleRangeReader(s.out.outputs, s.lo, s.hi, s.out.schema, s.mem)
+		if err != nil {
+			return nil, fmt.Errorf("shuffle %d partitions [%d, %d): %w", s.out.id, s.lo, s.hi, err)
+		}
+		s.r = r
+	}
+	rec, err := s.r.Next()
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		s.done = true
+		return nil, s.closeReader()
+	}
+	s.stats.RowsOut += rec.NumRows()
+	s.stats.Batches++
+	return rec, nil
 }
 
 func (s *shuffleSource) closeReader() error {

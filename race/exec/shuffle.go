@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -38,6 +39,40 @@ type shuffleOut struct {
 	sSchema *arrow.Schema // the staged rows: the shuffled columns then the keys
 	width   int           // shuffled columns (the staged rows' first width)
 	keys    []int         // key columns in the staged rows
+
+	inMemory atomic.Int64 // bytes of the map outputs kept in memory (see keepBudget)
+}
+
+// keepBudget is how many bytes of one shuffle's map outputs stay in host
+// memory (exchange.MemoryOutput) instead of files: a small query's
+// exchanges then skip encoding, compression, files and decoding; a big
+// shuffle writes files past it. A variable for the tests only.
+var keepBudget int64 = 16 << 20
+
+// keep decides at the end of a map task whether its output, of the given
+// buffered bytes, stays in memory, taking that much of the budget.
+func (o *shuffleOut) keep(w *exchange.ShuffleWriter) {
+	n, spilled := w.Buffered()
+	if spilled {
+		return
+	}
+	if o.inMemory.Add(n) > keepBudget {
+		o.inMemory.Add(-n)
+		return
+	}
+	w.SetKeepInMemory(max(n, 1))
+}
+
+// release frees the map outputs kept in memory (their files go with the
+// query's shuffle directory). Idempotent.
+func (o *shuffleOut) release() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, list := range [][]exchange.MapOutput{o.outputs, o.staged} {
+		for _, m := range list {
+			m.Release()
+		}
+	}
 }
 
 // rangeStaging offsets the shuffle ids of a range exchange's first pass.
@@ -224,6 +259,7 @@ func (q *query) writeMap(ctx context.Context, b *builder, op operators.Operator,
 	if schema == nil {
 		schema = arrow.NewSchema(op.Schema().Fields()[:written], nil)
 	}
+	o.keep(w)
 	mo, err := w.Close()
 	if err != nil {
 		return err
@@ -303,7 +339,11 @@ func (q *query) finishShuffle(ctx context.Context, s *stage) error {
 	}
 	defer o.sampler.Release()
 	var bounds arrow.Record
-	if o.sampler.Seen() > 0 { // no row at all: one (empty) partition
+	// No row at all: one (empty) partition. A range exchange whose rows
+	// fit in one coalesced reduce partition gets one partition too: its
+	// reduce side would read all of them in one task anyway, in the same
+	// order, so the bounds (a sort of the sample) are not worth picking.
+	if o.sampler.Seen() > 0 && !q.fitsOnePartition(o.staged) {
 		var err error
 		if bounds, err = o.sampler.Bounds(max(o.part.N, 1), memory.DefaultAllocator); err != nil {
 			return fmt.Errorf("exec: %s: range bounds: %w", s.name(), err)
@@ -347,11 +387,30 @@ func (q *query) finishShuffle(ctx context.Context, s *stage) error {
 	return nil
 }
 
+// fitsOnePartition reports whether map outputs are small enough for their
+// reduce partitions to be coalesced into one (advisoryBytes).
+func (q *query) fitsOnePartition(outs []exchange.MapOutput) bool {
+	target := q.advisoryBytes()
+	if target < 0 {
+		return false
+	}
+	var total int64
+	for _, m := range outs {
+		for _, b := range m.PartitionLengths {
+			total += b
+		}
+	}
+	return total <= target
+}
+
 // repartition rewrites staged map output m by range (rp nil: everything
 // to the one partition) and removes it.
 func (q *query) repartition(o *shuffleOut, m int, rp *exchange.Range) (err error) {
 	st := o.staged[m]
 	defer func() {
+		if st.Memory != nil {
+			o.inMemory.Add(-st.Memory.Bytes())
+		}
 		err = errors.Join(err, removeOutput(st))
 	}()
 	var inner exchange.Partitioner = exchange.Single{}
@@ -363,7 +422,7 @@ func (q *query) repartition(o *shuffleOut, m int, rp *exchange.Range) (err error
 	if err != nil {
 		return err
 	}
-	if st.DataPath != "" {
+	if st.DataPath != "" || st.Memory != nil {
 		r, err := exchange.NewShuffleReader([]exchange.MapOutput{st}, 0, o.sSchema, memory.DefaultAllocator)
 		if err != nil {
 			w.Abort()
@@ -388,6 +447,7 @@ func (q *query) repartition(o *shuffleOut, m int, rp *exchange.Range) (err error
 			return err
 		}
 	}
+	o.keep(w)
 	mo, err := w.Close()
 	if err != nil {
 		return err
@@ -398,7 +458,9 @@ func (q *query) repartition(o *shuffleOut, m int, rp *exchange.Range) (err error
 	return nil
 }
 
+// removeOutput drops a map output: its memory or its files.
 func removeOutput(m exchange.MapOutput) error {
+	m.Release()
 	var errs []error
 	for _, p := range []string{m.DataPath, m.IndexPath} {
 		if p != "" {

@@ -130,6 +130,9 @@ func (s *stage) takeRecords() []arrow.Record {
 func (s *stage) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.shuffle != nil {
+		s.shuffle.release() // map outputs kept in memory (shuffle.go)
+	}
 	for _, p := range s.parts {
 		for _, r := range p {
 			r.Release()
