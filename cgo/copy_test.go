@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/hados-io/hados/internal/arrowsize"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,7 +30,7 @@ func toC(recs []arrow.Record) (out []arrow.Record, bytes int64, err error) {
 				releaseAll(cols)
 				return out, 0, fmt.Errorf("copying column %s to C memory: %w", r.ColumnName(i), err)
 			}
-			bytes += arrayBytes(cols[i].Data())
+			bytes += arrowsize.Data(cols[i].Data())
 		}
 		out = append(out, array.NewRecord(r.Schema(), cols, r.NumRows()))
 		releaseAll(cols)

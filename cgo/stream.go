@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/memory/mallocator"
+
+	"github.com/hados-io/hados/internal/arrowsize"
 )
 
 // cAlloc places every buffer hados exports in malloc'd memory: no Go
@@ -41,23 +43,7 @@ type outStream struct {
 func recordsBytes(recs []arrow.Record) int64 {
 	var n int64
 	for _, r := range recs {
-		for _, c := range r.Columns() {
-			n += arrayBytes(c.Data())
-		}
-	}
-	return n
-}
-
-// arrayBytes sums the lengths of an array's buffers and its children's.
-func arrayBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += arrayBytes(c)
+		n += arrowsize.Record(r)
 	}
 	return n
 }

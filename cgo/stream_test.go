@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/hados-io/hados/internal/arrowsize"
 	"io"
 	"testing"
 	"unsafe"
@@ -223,7 +224,7 @@ func BenchmarkStreamExport(b *testing.B) {
 	var size int64
 	for _, r := range src {
 		for _, c := range r.Columns() {
-			size += arrayBytes(c.Data())
+			size += arrowsize.Data(c.Data())
 		}
 	}
 	b.SetBytes(size)
