@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/hados-io/hados/internal/arrowsize"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hados-io/hados/internal/arrowsize"
 )
 
 // toC copies records into C memory (cAlloc), as exec does for a task's

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"github.com/hados-io/hados/internal/arrowsize"
 	"io"
 	"testing"
 	"unsafe"
@@ -12,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/cdata"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hados-io/hados/internal/arrowsize"
 )
 
 var roundTripSchema = arrow.NewSchema([]arrow.Field{
