@@ -78,8 +78,17 @@ func newAllocator(p *Pool, acct *Account) *Allocator {
 	return &Allocator{pool: p, acct: acct, live: map[*byte]*Buffer{}}
 }
 
-// Allocate implements memory.Allocator; it panics with *AllocError on failure.
+// Allocate implements memory.Allocator; it panics with *AllocError on
+// failure. The bytes are zeroed, as arrow expects (validity bitmaps);
+// AllocateUninit skips that for buffers overwritten whole.
 func (a *Allocator) Allocate(size int) []byte {
+	b := a.allocate(size)
+	clear(b)
+	return b
+}
+
+// allocate returns size bytes of the pool, not cleared.
+func (a *Allocator) allocate(size int) []byte {
 	if size < 0 {
 		panic(&AllocError{fmt.Errorf("%w: negative size %d", device.ErrInvalid, size)})
 	}
@@ -91,7 +100,6 @@ func (a *Allocator) Allocate(size int) []byte {
 		panic(&AllocError{err})
 	}
 	b := buf.Bytes()
-	clear(b) // arrow expects zeroed memory (validity bitmaps)
 	a.mu.Lock()
 	a.live[unsafe.SliceData(b)] = buf
 	a.size += int64(size)

@@ -26,6 +26,12 @@ type outputs struct {
 	host  *hmem.Allocator
 	owned []*outBuf
 	specs []*hmem.Buffer // uploaded output specs (newPart)
+
+	// uninit: the kernels writing these outputs write every byte the
+	// handed-over arrays expose (each row's value and validity, string
+	// offsets and bytes), so buffers need not be zeroed first. Set by the
+	// operator that knows it; poisoned allocations in tests check it.
+	uninit bool
 }
 
 type outBuf struct {
@@ -50,7 +56,11 @@ func (o *outputs) alloc(n int) (b *outBuf, err error) {
 	b = &outBuf{size: n}
 	if o.dev != nil {
 		err = hmem.Catch(func() error {
-			b.view = o.dev.Allocate(n)
+			if o.uninit {
+				b.view = o.dev.AllocateUninit(n)
+			} else {
+				b.view = o.dev.Allocate(n)
+			}
 			return nil
 		})
 		if err != nil {
@@ -87,7 +97,8 @@ func (o *outputs) arrow(ctx context.Context, b *outBuf, n int) (*memory.Buffer, 
 		return memory.NewBufferWithAllocator(b.view[:n:n], o.dev), nil
 	}
 	var hb []byte
-	if err := hmem.Catch(func() error { hb = o.host.Allocate(n); return nil }); err != nil {
+	// the DMA below overwrites all n bytes
+	if err := hmem.Catch(func() error { hb = o.host.AllocateUninit(n); return nil }); err != nil {
 		b.dbuf.Free()
 		return nil, err
 	}
