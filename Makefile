@@ -37,10 +37,12 @@ all: build
 build:
 	$(GO) build $(GOFLAGS) -o $(BIN) ./cmd/hados
 
-## test: every test (the command CI runs), the TPC-H conformance suites against DuckDB, and each
-## fuzz target for a few seconds
+## test: every test (the command CI runs), the C codecs under AddressSanitizer (an over-read of a
+## few bytes passes every other test), the TPC-H conformance suites against DuckDB, and each fuzz
+## target for a few seconds
 test:
 	$(GO) test $(GOFLAGS) -count=1 ./...
+	$(GO) test $(GOFLAGS) -asan -count=1 ./device/soft/internal/codectest/
 	$(MAKE) conformance
 	$(MAKE) fuzz-ci
 

@@ -163,3 +163,26 @@ func (a *Allocator) Allocated() int64 {
 
 // Account is the account the allocator charges.
 func (a *Allocator) Account() *Account { return a.acct }
+
+// Device returns the device whose memory a hands out and true when a is a
+// device allocator (NewDeviceAllocator: a host-visible device, so device
+// programs can work on the memory Allocate returns); nil and false for a
+// host allocator.
+func (a *Allocator) Device() (device.Device, bool) {
+	if db, ok := a.pool.b.(*deviceBacking); ok && db.visible {
+		return db.dev, true
+	}
+	return nil, false
+}
+
+// AllocateBuffer returns size bytes (size > 0) of a's pool as a Buffer,
+// charged to a's account and not cleared, outside arrow's bookkeeping
+// (Allocated does not count it): scratch that device programs name by
+// Buffer.Addr, such as a page to decompress and its output. The caller owns
+// it and must Free it.
+func (a *Allocator) AllocateBuffer(size int) (*Buffer, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("%w: buffer of %d bytes", device.ErrInvalid, size)
+	}
+	return a.pool.Alloc(a.acct, uint64(size))
+}

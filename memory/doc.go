@@ -46,5 +46,11 @@
 // decompression targets): clearing them cost 8–30% of scans, sorts and
 // gathers. In test binaries (and with HADOS_POISON_UNINIT=1) it fills them
 // with PoisonByte instead, so code that reads bytes it never wrote fails
-// every time rather than by chance.
+// every time rather than by chance. Poisoning tells other code recycling
+// scratch memory uncleared to poison it the same way.
+//
+// Device returns a device allocator's device, and AllocateBuffer hands out
+// uncleared pool Buffers charged to the allocator's account, for scratch
+// that device programs name by address (a Parquet page the device
+// decompresses, and its output).
 package memory

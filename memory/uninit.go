@@ -53,3 +53,10 @@ var poisonOnce = sync.OnceValue(func() bool {
 // poisoning reports whether AllocateUninit poisons. It is decided once, on
 // the first uninitialised allocation (after the test flags are parsed).
 func poisoning() bool { return poisonOnce() }
+
+// Poisoning reports whether uninitialised memory is poisoned (see
+// AllocateUninit), so that other recycled scratch memory — buffers handed
+// out without clearing, and buffers given back — can be poisoned the same
+// way and any read of bytes nobody wrote, or of a buffer after it was
+// given back, shows up in tests.
+func Poisoning() bool { return poisonOnce() }

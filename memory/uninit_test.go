@@ -35,3 +35,28 @@ func TestAllocateUninitPoisonsInTests(t *testing.T) {
 		t.Fatalf("Allocated %d after Free, want 0", got)
 	}
 }
+
+func TestAllocatorDeviceAndBuffer(t *testing.T) {
+	p := memory.NewHostPool(memory.PoolOptions{}, false)
+	defer p.Close()
+	a := memory.NewHostAllocator(p, nil)
+	if d, ok := a.Device(); ok || d != nil {
+		t.Fatalf("a host allocator reports device %v", d)
+	}
+	b, err := a.AllocateBuffer(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Bytes()) != 1000 || b.Addr == 0 {
+		t.Fatalf("buffer of %d bytes at %#x, want 1000 at a nonzero address", len(b.Bytes()), b.Addr)
+	}
+	if a.Account().InUse() < 1000 {
+		t.Fatalf("account charged %d, want at least 1000", a.Account().InUse())
+	}
+	if err := b.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AllocateBuffer(0); err == nil {
+		t.Fatal("AllocateBuffer(0) succeeded")
+	}
+}

@@ -37,6 +37,8 @@
 #define HD_SNAPPY_MIN_MATCH_WINDOW 17 /* shorter windows are one literal  */
 #define HD_SNAPPY_SKIP_TRIGGER 5      /* step grows every 32 misses       */
 #define HD_SNAPPY_MAX_INPUT 0xffffffffLL
+#define HD_SNAPPY_FAST_IN 17  /* decoder fast loop: input bytes left  */
+#define HD_SNAPPY_FAST_OUT 80 /* and output bytes left                */
 
 /* hd_snappy_bound returns the worst-case compressed size of n input bytes
  * (golang/snappy MaxEncodedLen: 32 + n + n/6), or HD_CODEC_ETOOBIG /
@@ -277,43 +279,100 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
   op = dst;
   oend = dst + dlen;
 
-  while (ip < iend) {
+  for (;;) {
+    /* Fast loop, far from both ends: at least HD_SNAPPY_FAST_IN input
+     * bytes (a tag, and 16 literal bytes or 4 offset bytes, read as whole
+     * words) and HD_SNAPPY_FAST_OUT output bytes (a copy of up to 64 bytes
+     * written in 8-byte steps, or a 16-byte literal store) remain, so no
+     * element can overrun and only a copy's offset needs checking. The
+     * next tag's position depends on the current tag alone, computed with
+     * arithmetic (no table load on that chain), and the next tag itself is
+     * taken from the 8 bytes already loaded when it lies among them, so
+     * the chain from one element to the next has no load on it: on short
+     * literals and copies (PLAIN int64 pages) that chain is the decoder's
+     * speed. Literals longer than 16 bytes and bad offsets leave it for
+     * the careful loop below, which re-enters it. */
+    if (iend - ip >= HD_SNAPPY_FAST_IN && oend - op >= HD_SNAPPY_FAST_OUT) {
+      const uint8_t *ilim = iend - HD_SNAPPY_FAST_IN;
+      const uint8_t *olim = oend - HD_SNAPPY_FAST_OUT;
+      uint64_t w = hd_codec_load64(ip);
+      uint32_t tag = (uint32_t)w & 0xff;
+      while (ip <= ilim && op <= olim) {
+        uint32_t t = tag & 3, adv;
+        uint64_t off;
+        const uint8_t *m;
+        size_t clen;
+        if (t == 0) {
+          size_t llen = (tag >> 2) + 1;
+          if (HD_CODEC_UNLIKELY(llen > 16))
+            break;
+          memcpy(op, ip + 1, 16);
+          op += llen;
+          ip += llen + 1;
+          if (llen < 7) { /* the next tag is in w: no load on the chain */
+            tag = (uint32_t)(w >> (8 * (llen + 1))) & 0xff;
+            w = hd_codec_load64(ip);
+          } else {
+            if (ip > ilim) /* the word at ip may pass iend */
+              break;
+            w = hd_codec_load64(ip);
+            tag = (uint32_t)w & 0xff;
+          }
+          continue;
+        }
+        {
+          /* the three copy forms without a branch on the form (which
+           * mixes unpredictably): adv - 1 offset bytes follow the tag,
+           * the 1-byte form adds 3 offset bits and has its own length */
+          uint64_t one = 0 - (uint64_t)(t == 1); /* all ones for form 1 */
+          adv = 1 + t + (t == 3);
+          off = ((w >> 8) & ((1ull << (8 * (adv - 1))) - 1)) |
+                ((uint64_t)((tag >> 5) << 8) & one);
+          clen = (size_t)(((4 + ((tag >> 2) & 7)) & one) |
+                          ((1 + (tag >> 2)) & ~one));
+        }
+        if (HD_CODEC_UNLIKELY(off - 1 >= (uint64_t)(op - dst)))
+          break; /* zero or too far: the careful loop reports it */
+        ip += adv;
+        tag = (uint32_t)(w >> (8 * adv)) & 0xff; /* adv <= 5 */
+        w = hd_codec_load64(ip);
+        m = op - off;
+        if (HD_CODEC_LIKELY(off >= 16)) {
+          memcpy(op, m, 16); /* reads only bytes already written */
+          if (HD_CODEC_UNLIKELY(clen > 16)) {
+            size_t i;
+            for (i = 16; i < clen; i += 16)
+              memcpy(op + i, m + i, 16);
+          }
+        } else if (off == 8) {
+          /* a run of one 8-byte value (int64 columns): load it once, so
+           * no step waits for the store before it */
+          uint64_t v = hd_codec_load64(m);
+          size_t i;
+          for (i = 0; i < clen; i += 8)
+            memcpy(op + i, &v, 8);
+        } else if (off >= 8) {
+          memcpy(op, m, 8); /* offset >= 8: each step reads only */
+          memcpy(op + 8, m + 8, 8); /* bytes already written      */
+          if (HD_CODEC_UNLIKELY(clen > 16)) {
+            size_t i;
+            for (i = 16; i < clen; i += 8)
+              memcpy(op + i, m + i, 8);
+          }
+        } else {
+          hd_codec_copy_match(op, (int64_t)off, (int64_t)clen, oend);
+        }
+        op += clen;
+      }
+    }
+    if (ip >= iend)
+      break;
+    {
     /* bytes after the tag, and the offset mask, per copy form */
     static const uint8_t extra[4] = {0, 1, 2, 4};
     static const uint32_t mask[4] = {0, 0xff, 0xffff, 0xffffffff};
     uint32_t tag = *ip++, t = tag & 3, x;
     int64_t len, offset;
-
-    /* Fast path, far from both ends (1 + 4 + 16 input bytes, 64 + 16
-     * output bytes left), where no element can overrun: only a copy's
-     * offset needs checking. Long literals and offsets below 8 take the
-     * general path below. */
-    if (HD_CODEC_LIKELY(iend - ip >= 20 && oend - op >= 80)) {
-      if (t == 0) {
-        len = (tag >> 2) + 1;
-        if (len <= 16) {
-          memcpy(op, ip, 16);
-          ip += len;
-          op += len;
-          continue;
-        }
-      } else {
-        x = hd_codec_le32(ip);
-        len = t == 1 ? 4 + ((tag >> 2) & 7) : 1 + (tag >> 2);
-        offset = (int64_t)((t == 1 ? (tag >> 5) << 8 : 0) | (x & mask[t]));
-        if (offset >= 8 && offset <= op - dst) {
-          const uint8_t *m = op - offset;
-          int64_t i;
-          ip += extra[t];
-          memcpy(op, m, 8); /* offset >= 8: each step reads only */
-          memcpy(op + 8, m + 8, 8); /* bytes already written      */
-          for (i = 16; i < len; i += 8)
-            memcpy(op + i, m + i, 8);
-          op += len;
-          continue;
-        }
-      }
-    }
 
     if (t == 0) { /* literal */
       len = (tag >> 2) + 1;
@@ -364,6 +423,7 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
       hd_codec_copy_match(op, offset, len, oend);
     }
     op += len;
+    }
   }
   if (op != oend)
     return HD_CODEC_ECORRUPT;

@@ -48,9 +48,18 @@
 // # Decoding and memory
 //
 // Decoding is arrow-go's pqarrow with Options.Alloc: every buffer of a
-// returned record comes from it. Page reading and decompression scratch live
-// on the Go heap. Output types follow types.ToArrow: decimals of precision
-// <= 18 are decimal64 — INT64 ones are decoded as their unscaled integers and
+// returned record comes from it. When Options.Alloc offers AllocateUninit
+// (hados' allocators do), pqarrow's fresh buffers are not cleared first:
+// arrow-go writes every byte it reads (decodealloc.go says why that holds;
+// tests poison such memory). Page reading and decompression scratch live on
+// the Go heap, recycled across column chunks, row groups and scans
+// (pagealloc.go), except on a host-visible device: there the pages of
+// snappy and lz4_raw chunks are read into device memory and decompressed by
+// the device (OpDecompress, one program per page; devdecomp.go), through
+// the virtual file of inflate.go, at every parallelism.
+//
+// Output types follow types.ToArrow: decimals of precision <= 18 are
+// decimal64 — INT64 ones are decoded as their unscaled integers and
 // relabelled without a copy, INT32 ones widened, FIXED_LEN_BYTE_ARRAY ones
 // narrowed from pqarrow's decimal128 — and timestamps (MILLIS, INT96 as
 // Spark writes them) become timestamp[us, UTC]. A required column of a type
@@ -80,7 +89,10 @@
 // order it needs them, while the decoder decodes and decompresses the rest;
 // it decompresses itself any page no helper has reached. It costs two
 // copies of the bytes the helpers decompress, which is why a scan on one
-// core decodes straight from the file. Row groups the page index cuts into row ranges
+// core decodes straight from the file — unless the device decompresses:
+// then every chunk it has a codec for is inflated, by the device, whatever
+// the parallelism, and the helpers (if any) submit pages to it ahead of
+// the decoder. Row groups the page index cuts into row ranges
 // (the reader seeks), data page v2, encrypted and uncompressed files are
 // decoded straight from the file too.
 //

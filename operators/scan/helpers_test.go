@@ -22,10 +22,21 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// deviceTestMode reports whether HADOS_SCAN_TEST_DEVICE=1 asks testAlloc
+// for device allocators.
+func deviceTestMode() bool { return os.Getenv("HADOS_SCAN_TEST_DEVICE") == "1" }
+
 // testAlloc is a hados host allocator that fails the test if any byte is
 // still allocated when the test ends.
+//
+// With HADOS_SCAN_TEST_DEVICE=1 it is a device allocator of a software DPU
+// instead, so that the whole suite runs with pages decompressed on the
+// device (devdecomp.go).
 func testAlloc(t testing.TB) *memory.Allocator {
 	t.Helper()
+	if deviceTestMode() {
+		return testDeviceAlloc(t)
+	}
 	pool := memory.NewHostPool(memory.PoolOptions{}, false)
 	a := memory.NewHostAllocator(pool, nil)
 	t.Cleanup(func() {

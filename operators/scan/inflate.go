@@ -16,6 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"github.com/hados-io/hados/device"
+	hmem "github.com/hados-io/hados/memory"
 )
 
 // Parallel decompression of a row group.
@@ -42,7 +45,14 @@ import (
 // Helpers stay at most window pages ahead of the furthest page the decoder
 // has asked for, and hold a slot of the scan's semaphore (P-1 slots) while
 // they work. A page's buffer returns to a cache once the decoder has read
-// all of it. Anything inflate does not handle (encryption, data page v2 in
+// all of it.
+//
+// When the scan's device can decompress (devdecomp.go), every chunk whose
+// codec it has is laid out this way too, large or not and with or without
+// helpers: its pages are then decompressed by the device, into device
+// memory, by whichever goroutine (helper or decoder) takes them first; a
+// page the device has no memory for is decompressed by Go's decoders
+// instead. Anything inflate does not handle (encryption, data page v2 in
 // a large chunk, an unknown codec, a header it cannot walk, the PARQUET-816
 // padding of old parquet-mr files) makes it decline, and the row group is
 // decoded from the file as before, which also reports what is wrong with a
@@ -65,13 +75,15 @@ type inflPage struct {
 	stored   int            // the payload's size in the file
 	size     int            // the payload's size once decompressed
 	codec    compress.Codec // nil: the payload is stored uncompressed
+	dcodec   device.Codec   // nonzero: the device decompresses it (devdecomp.go)
 	direct   bool           // a whole chunk read as stored: hdr is empty, no task
 	task     int            // position in decompression order; -1 if direct
 
 	// guarded by inflated.mu
 	state  pageState
 	data   []byte
-	buf    *[]byte // pooled buffer behind data
+	buf    *[]byte      // pooled buffer behind data
+	dbuf   *hmem.Buffer // or device buffer behind data
 	err    error
 	done   chan struct{} // closed when a claim publishes
 	claims int           // claims so far; the latest one publishes
@@ -84,6 +96,7 @@ type inflPage struct {
 // returns the buffers.
 type inflated struct {
 	ctx    context.Context
+	dev    *devDecomp // nil: every page is decompressed by Go's decoders
 	file   io.ReaderAt
 	read   *atomic.Int64 // counts the bytes read from file
 	md     *metadata.FileMetaData
@@ -158,12 +171,12 @@ const maxPageHeader = 16 << 20
 // are counted in read), for decoding the given leaves with parallel
 // decompression; ok is false when it declines (see above). helpers
 // goroutines are started; the caller must close the result.
-func inflateRowGroup(ctx context.Context, r io.ReaderAt, read *atomic.Int64, f *scanFile, rg int, leaves []int, helpers int, slots chan struct{}) (_ *inflated, ok bool) {
+func inflateRowGroup(ctx context.Context, r io.ReaderAt, read *atomic.Int64, f *scanFile, rg int, leaves []int, helpers int, slots chan struct{}, dev *devDecomp) (_ *inflated, ok bool) {
 	base := f.decode
 	if base.FileDecryptor != nil || base.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
 		return nil, false
 	}
-	v := &inflated{ctx: ctx, file: r, read: read, slots: slots, frontier: -1}
+	v := &inflated{ctx: ctx, file: r, read: read, slots: slots, frontier: -1, dev: dev}
 	type ordered struct {
 		row int64
 		col int
@@ -202,7 +215,8 @@ func inflateRowGroup(ctx context.Context, r io.ReaderAt, read *atomic.Int64, f *
 			return nil, false
 		}
 		var codec compress.Codec
-		if cc.Compression() != compress.Codecs.Uncompressed && (inflateEveryChunk || large[ci]) {
+		dcodec := dev.codec(cc.Compression())
+		if cc.Compression() != compress.Codecs.Uncompressed && (inflateEveryChunk || large[ci] || dcodec != 0) {
 			var err error
 			if codec, err = compress.GetCodec(cc.Compression()); err != nil {
 				return nil, false
@@ -246,7 +260,7 @@ func inflateRowGroup(ctx context.Context, r io.ReaderAt, read *atomic.Int64, f *
 				if inflatedBytes > cc.TotalUncompressedSize()+1<<20 {
 					return nil, false // sizes the metadata does not vouch for
 				}
-				pg.hdr, pg.size, pg.codec = h.withCompressedSize(hdr, h.uncompressed), int(h.uncompressed), codec
+				pg.hdr, pg.size, pg.codec, pg.dcodec = h.withCompressedSize(hdr, h.uncompressed), int(h.uncompressed), codec, dcodec
 			}
 			row := values
 			if h.typ == pageTypeDictionary {
@@ -349,7 +363,7 @@ func (v *inflated) readHeader(pos, end int64) (pageHeader, []byte, bool) {
 
 // reader opens the inflated row group for pqarrow.
 func (v *inflated) reader() (*file.Reader, error) {
-	p := parquet.NewReaderProperties(nil)
+	p := parquet.NewReaderProperties(pageReadAlloc())
 	p.BufferedStreamEnabled = true
 	p.BufferSize = 16 << 10 // a page header's peek: larger reads bypass the buffer
 	return file.NewParquetReader(v, file.WithReadProps(p), file.WithMetadata(v.md))
@@ -409,26 +423,49 @@ func (v *inflated) claim(pg *inflPage) int {
 // decompress reads and decompresses a page, and publishes the result if
 // its claim still stands, waking the waiters.
 func (v *inflated) decompress(pg *inflPage, claim int) {
-	buf := getBuf(pg.size)
-	data, err := v.load(pg, buf)
+	var (
+		buf  *[]byte
+		dbuf *hmem.Buffer
+		data []byte
+		err  error = errNoDeviceBuffer
+	)
+	if pg.dcodec != 0 {
+		data, dbuf, err = v.dev.page(v.ctx, v.file, v.read, pg.at, pg.stored, pg.size, pg.dcodec)
+	}
+	if errors.Is(err, errNoDeviceBuffer) {
+		buf = getBuf(pg.size)
+		data, err = v.load(pg, buf)
+	}
+	var df *deviceFailure
 	switch {
+	case err != nil && (errors.As(err, &df) || v.ctx.Err() != nil):
+		// the device failed or the scan was cancelled: not the page's fault
 	case err != nil:
 		err = fmt.Errorf("%w: page at byte %d: %v", ErrCorrupt, pg.at, err)
 	case len(data) != pg.size:
 		err = fmt.Errorf("%w: page at byte %d decompressed to %d bytes, its header says %d", ErrCorrupt, pg.at, len(data), pg.size)
 	}
 	if err != nil {
-		putBuf(buf)
-		buf, data = nil, nil
+		dropBuf(buf, dbuf)
+		buf, dbuf, data = nil, nil, nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if pg.state != pageRunning || pg.claims != claim {
-		putBuf(buf) // superseded
+		dropBuf(buf, dbuf) // superseded
 		return
 	}
-	pg.data, pg.buf, pg.err, pg.state = data, buf, err, pageDone
+	pg.data, pg.buf, pg.dbuf, pg.err, pg.state = data, buf, dbuf, err, pageDone
 	close(pg.done)
+}
+
+// dropBuf gives a page's buffer back: to the scratch cache, or to the
+// device.
+func dropBuf(buf *[]byte, dbuf *hmem.Buffer) {
+	putBuf(buf)
+	if dbuf != nil {
+		dbuf.Free()
+	}
 }
 
 // load reads a page's payload into buf, decompressing it if it is stored
@@ -514,9 +551,9 @@ func (v *inflated) acquire(pg *inflPage) ([]byte, error) {
 // free returns a fully read page's buffer to the pool.
 func (v *inflated) free(pg *inflPage) {
 	v.mu.Lock()
-	if pg.state == pageDone && pg.buf != nil {
-		putBuf(pg.buf)
-		pg.data, pg.buf, pg.state = nil, nil, pageFreed
+	if pg.state == pageDone && (pg.buf != nil || pg.dbuf != nil) {
+		dropBuf(pg.buf, pg.dbuf)
+		pg.data, pg.buf, pg.dbuf, pg.state = nil, nil, nil, pageFreed
 	}
 	v.mu.Unlock()
 }
@@ -589,10 +626,10 @@ func (v *inflated) close() {
 
 func (v *inflated) release() {
 	for _, pg := range v.pages {
-		if pg.state == pageDone && pg.buf != nil {
-			putBuf(pg.buf)
+		if pg.state == pageDone {
+			dropBuf(pg.buf, pg.dbuf)
 		}
-		pg.data, pg.buf = nil, nil
+		pg.data, pg.buf, pg.dbuf = nil, nil, nil
 	}
 	v.pages, v.order = nil, nil
 }

@@ -87,7 +87,7 @@ func TestParallelDecompressionEqualsSerial(t *testing.T) {
 			inflateFile(t, path, c.props...)
 			serial := Options{Files: []string{path}, Columns: testColumns, Parallelism: 1, Alloc: testAlloc(t)}
 			want, n := scanInflated(t, serial)
-			if len(want) != testRows || n != 0 {
+			if len(want) != testRows || (n != 0 && !deviceTestMode()) { // the device inflates at any parallelism
 				t.Fatalf("serial: %d rows, %d row groups inflated", len(want), n)
 			}
 			for _, batch := range []int{7, 0} {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"github.com/hados-io/hados/operators/types"
@@ -42,6 +43,12 @@ type Scanner struct {
 	// decoders (inflate.go) to Parallelism-1 (and GOMAXPROCS-1); nil when
 	// they could not run beside the decoders.
 	slots chan struct{}
+	// decAlloc is what pqarrow decodes with: Options.Alloc, skipping the
+	// clearing of fresh buffers where it can (decodealloc.go).
+	decAlloc memory.Allocator
+	// dev decompresses pages on Options.Alloc's device, nil when it
+	// cannot (devdecomp.go).
+	dev *devDecomp
 }
 
 // outCol is one output column.
@@ -107,6 +114,8 @@ func Open(ctx context.Context, opt Options) (*Scanner, error) {
 	}
 	s.planSplits()
 
+	s.decAlloc = decodeAllocator(o.Alloc)
+	s.dev = newDevDecomp(o.Alloc)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	if n := min(o.Parallelism, runtime.GOMAXPROCS(0)) - 1; n > 0 {
 		s.slots = make(chan struct{}, n)
@@ -351,6 +360,7 @@ func (s *Scanner) Close() error {
 		for _, sp := range s.splits {
 			drain(sp.ch)
 		}
+		s.dev.close()
 	})
 	return nil
 }

@@ -62,10 +62,11 @@ func dropArrowSchema(md *metadata.FileMetaData) {
 	md.FileMetaData.KeyValueMetadata = out
 }
 
-// readProps: pages are read and decompressed into Go-heap scratch; only the
-// decoded Arrow buffers come from the scan's allocator.
+// readProps: pages are read and decompressed into Go-heap scratch, recycled
+// (pagealloc.go); only the decoded Arrow buffers come from the scan's
+// allocator.
 func readProps() *parquet.ReaderProperties {
-	p := parquet.NewReaderProperties(nil)
+	p := parquet.NewReaderProperties(pageReadAlloc())
 	p.BufferedStreamEnabled = true
 	return p
 }
@@ -98,7 +99,7 @@ func (s *Scanner) runSplit(sp *split) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.opt.Alloc)
+		fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.decAlloc)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -291,11 +292,11 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 		}
 		return nil
 	}
-	if s.slots != nil && all {
+	if (s.slots != nil || s.dev != nil) && all {
 		// All rows are read: decompress the pages in parallel (inflate.go).
 		// With row ranges the decoder seeks, which needs the stored file's
 		// page index.
-		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, cap(s.slots), s.slots); ok {
+		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, cap(s.slots), s.slots, s.dev); ok {
 			s.cnt.inflated.Add(1)
 			defer v.close()
 			ifr, err := s.inflatedReader(v)
@@ -352,7 +353,7 @@ func (s *Scanner) inflatedReader(v *inflated) (*pqarrow.FileReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.opt.Alloc)
+	fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.decAlloc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}

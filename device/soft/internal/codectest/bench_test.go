@@ -19,6 +19,7 @@ import (
 const benchSize = 1 << 20
 
 // benchInputs are 1 MiB of synthetic word salad, mixed and random data,
+// l_extendedprice-shaped int64 prices (pricesData),
 // plus real text when it is on disk: Spark plans from the shared corpus
 // and an English novel from pierrec/lz4's testdata.
 func benchInputs() []corpus {
@@ -26,6 +27,7 @@ func benchInputs() []corpus {
 		{"text", textData(benchSize, 11)},
 		{"mixed", mixedData(benchSize, 12)},
 		{"random", randomData(benchSize, 13)},
+		{"prices", pricesData(benchSize, 14)},
 	}
 	if p := sparkPlans(benchSize); len(p) > 0 {
 		cs = append(cs, corpus{"plans", p})

@@ -1,6 +1,7 @@
 package codectest
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -45,6 +46,21 @@ func textData(n int, seed uint64) []byte {
 		}
 	}
 	return []byte(b.String()[:n])
+}
+
+// pricesData returns n bytes of little-endian int64 prices shaped as
+// TPC-H's l_extendedprice (internal/tpchgen: quantity 1..50 times the
+// part's retail price in cents), the PLAIN page that dominates Q6's scan:
+// snappy codes it as many 2-5 byte literals and short copies.
+func pricesData(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x9e1ce))
+	b := make([]byte, n+8)
+	for i := 0; i < n; i += 8 {
+		pk := 1 + r.Int64N(200000)
+		price := 90000 + (pk/10)%20001 + 100*(pk%1000)
+		binary.LittleEndian.PutUint64(b[i:], uint64((1+r.Int64N(50))*price))
+	}
+	return b[:n]
 }
 
 // randomData returns n incompressible bytes.
@@ -114,6 +130,7 @@ func corpora() []corpus {
 		{"text-1k", textData(1024, 3)},
 		{"text-300k", textData(300_000, 4)},
 		{"mixed-200k", mixedData(200_000, 5)},
+		{"prices-100k", pricesData(100_000, 6)},
 	}
 	for _, p := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 255, 300} {
 		cs = append(cs, corpus{fmt.Sprintf("period-%d", p), repeatData(5000+p, p)})

@@ -50,7 +50,11 @@
 // directions with the Go libraries; hand-made valid and malformed blocks;
 // golden compressed outputs in testdata/golden; fuzzers that compare the C
 // decoders with the Go libraries on arbitrary input, run on exact-size
-// C-heap buffers so that `go test -asan` turns any overrun into a failure;
+// C-heap buffers so that `go test -asan` turns any overrun into a failure,
+// and the same comparison over thousands of mutations of long blocks and
+// over copies at the edge of the output written so far (mutate_test.go),
+// which reach the Snappy decoder's fast loop (run them with -asan after
+// changing a decoder: an over-read there fails only under it);
 // and a standalone C program (testdata/standalone.c) compiled as strict
 // C99 with -Werror and, where available, AddressSanitizer and
 // UndefinedBehaviorSanitizer. The benchmarks put each C codec beside its

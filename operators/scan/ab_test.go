@@ -1,0 +1,174 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hados-io/hados/device"
+	_ "github.com/hados-io/hados/device/soft"
+	hmem "github.com/hados-io/hados/memory"
+)
+
+// abVariant is one setting of the scan's switchable speed-ups.
+type abVariant struct {
+	name string
+	set  func()
+}
+
+// abVariants compare the scan as it was (clearing every decoded buffer,
+// page buffers from arrow's Go allocator, Go's decompressors) with each
+// speed-up alone and all together.
+var abVariants = []abVariant{
+	{"before", func() { setAB(false, false, false) }},
+	{"no-clear", func() { setAB(true, false, false) }},
+	{"page-pool", func() { setAB(false, true, false) }},
+	{"device", func() { setAB(false, false, true) }},
+	{"host-after", func() { setAB(true, true, false) }},
+	{"after", func() { setAB(true, true, true) }},
+}
+
+func setAB(noClear, pagePool, dev bool) {
+	clearDecodeBuffers, plainPageBuffers, deviceDecompression = !noClear, !pagePool, dev
+}
+
+// TestScanAB scans Q6's columns of the lineitem files in $HADOS_SCAN_AB
+// (a directory of Parquet files, e.g. the SF1 lineitem the scan benchmark
+// writes under $TMPDIR/hados-bench/sf1/lineitem) into the software DPU's
+// memory, alternating the variants in the same process so they share the
+// machine's load, and logs each variant's best wall and process CPU time
+// and its ratio to "before". HADOS_SCAN_AB_THREADS lists the parallelism
+// (default "1,2"), HADOS_SCAN_AB_ROUNDS the rounds (default 5),
+// HADOS_SCAN_AB_ONLY a comma-separated subset of the variants (one, for a
+// profile). A
+// measurement, not a test: skipped unless HADOS_SCAN_AB is set; run it
+// with HADOS_POISON_UNINIT=0, or the poisoning of tests is timed too.
+//
+//	HADOS_SCAN_AB=/tmp/hados-bench/sf1/lineitem HADOS_POISON_UNINIT=0 go test -run TestScanAB -v ./operators/scan/
+func TestScanAB(t *testing.T) {
+	dir := os.Getenv("HADOS_SCAN_AB")
+	if dir == "" {
+		t.Skip("set HADOS_SCAN_AB to a lineitem directory to compare the scan's variants")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Parquet files in %s", dir)
+	}
+	md, _, err := readFooter(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := readSchema(files[0], md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Column
+	for _, c := range fs.cols {
+		all = append(all, Column{Name: c.name, Type: c.spark, Nullable: true})
+	}
+	cols := pick(all, "l_quantity", "l_extendedprice", "l_discount", "l_shipdate")
+	threads := []int{1, 2}
+	if v := os.Getenv("HADOS_SCAN_AB_THREADS"); v != "" {
+		threads = nil
+		for _, s := range strings.Split(v, ",") {
+			n, _ := strconv.Atoi(strings.TrimSpace(s))
+			threads = append(threads, max(n, 1))
+		}
+	}
+	rounds := 5
+	if v, _ := strconv.Atoi(os.Getenv("HADOS_SCAN_AB_ROUNDS")); v > 0 {
+		rounds = v
+	}
+	set, err := device.OpenString("soft:memory=4GiB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	pool := hmem.NewDevicePool(set.Devices()[0], hmem.PoolOptions{})
+	defer pool.Close()
+	alloc, err := hmem.NewDeviceAllocator(pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants := abVariants
+	if only := os.Getenv("HADOS_SCAN_AB_ONLY"); only != "" { // for profiling one variant
+		variants = nil
+		for _, v := range abVariants {
+			if strings.Contains(","+only+",", ","+v.name+",") {
+				variants = append(variants, v)
+			}
+		}
+	}
+	defer func() { abVariants[len(abVariants)-1].set() }()
+	for _, par := range threads {
+		wall := make([]time.Duration, len(variants))
+		cpu := make([]time.Duration, len(variants))
+		for r := 0; r < rounds+1; r++ { // round 0 warms the caches
+			for i, v := range variants {
+				v.set()
+				runtime.GC()
+				c0, w0 := processCPU(), time.Now()
+				rows := abScan(t, Options{Files: files, Columns: cols, Alloc: alloc, Parallelism: par})
+				w, c := time.Since(w0), processCPU()-c0
+				if rows != 6000401 && rows <= 0 {
+					t.Fatalf("%s: %d rows", v.name, rows)
+				}
+				if r > 0 && (wall[i] == 0 || w < wall[i]) {
+					wall[i] = w
+				}
+				if r > 0 && (cpu[i] == 0 || c < cpu[i]) {
+					cpu[i] = c
+				}
+			}
+		}
+		var b strings.Builder
+		for i, v := range variants {
+			fmt.Fprintf(&b, "\n  %-10s wall %7.1f ms (%.2fx)  cpu %7.1f ms (%.2fx)", v.name,
+				ms(wall[i]), float64(wall[i])/float64(wall[0]), ms(cpu[i]), float64(cpu[i])/float64(cpu[0]))
+		}
+		la, _ := os.ReadFile("/proc/loadavg")
+		t.Logf("Q6 columns, %d files, parallelism %d, best of %d rounds (load %s):%s", len(files), par, rounds,
+			strings.Join(strings.Fields(string(la))[:3], " "), b.String())
+	}
+	if alloc.Allocated() != 0 {
+		t.Fatalf("%d bytes still allocated", alloc.Allocated())
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// abScan scans opt to the end, releasing every record, and returns the rows.
+func abScan(t *testing.T, opt Options) int64 {
+	s, err := Open(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var rows int64
+	for {
+		rec, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec == nil {
+			return rows
+		}
+		rows += rec.NumRows()
+		rec.Release()
+	}
+}
