@@ -160,7 +160,8 @@ func (b *builder) filterProject(n *rules.Node, p int) (operators.Operator, error
 		if err != nil {
 			return nil, err
 		}
-		op, err := operators.NewFilterProject(b.target, child, fpl.Filter, pl.Project, pl.Names)
+		cond := b.pruneNotNull(f.Children[0], p, fpl.Filter)
+		op, err := operators.NewFilterProject(b.target, child, cond, pl.Project, pl.Names)
 		if err != nil {
 			return nil, closeAfter(child, err)
 		}
@@ -172,7 +173,11 @@ func (b *builder) filterProject(n *rules.Node, p int) (operators.Operator, error
 	}
 	var op *operators.FilterProject
 	if n.Kind == rules.DpuFilter {
-		op, err = operators.NewFilterProject(b.target, child, pl.Filter, nil, nil)
+		cond := b.pruneNotNull(n.Children[0], p, pl.Filter)
+		if cond == nil { // nothing to test: the scan's rows pass as they are
+			return b.track(label(n), child), nil
+		}
+		op, err = operators.NewFilterProject(b.target, child, cond, nil, nil)
 	} else {
 		op, err = operators.NewFilterProject(b.target, child, nil, pl.Project, pl.Names)
 	}

@@ -7,11 +7,14 @@
 // The converted tree is cut at its exchanges. A DpuExchange ends a map
 // stage, whose tasks write shuffle files (operators/exchange's
 // ShuffleWriter, Spark's sort-shuffle layout, the codec of
-// Env.ShuffleCodec); the stage above reads them back, each task its reduce
-// partitions from every map output in map order. A DpuBroadcastExchange
-// ends a collect stage: its rows are copied to host memory once, and the
-// first task on each device that joins against them builds the device's
-// BroadcastTable, which the stage's other tasks there share. A
+// Env.ShuffleCodec; small shuffles stay in memory), and the stage above
+// reads them back, each task its reduce partitions from every map output
+// in map order, small records concatenated into batches. A
+// DpuBroadcastExchange ends a collect stage: its rows are copied to host
+// memory once, and the first task on each device that joins against them
+// builds the device's BroadcastTable, which the stage's other tasks there
+// share (on a query of one device the broadcast stage builds it as soon as
+// its rows are in, so that independent broadcasts build in parallel). A
 // ReusedExchange reads the stage of the exchange it reuses, so that stage
 // runs once. TakeOrderedAndProject, CollectLimit and GlobalLimit need all
 // their input in one place: each task computes the local form (its first
@@ -54,6 +57,15 @@
 // query fails with an error naming the stage, the partition and the cause. Canceling the context stops every task: their
 // device memory is freed when they end, and the query's shuffle directory
 // is removed whatever happens.
+//
+// # Filters over scans
+//
+// Spark tests isnotnull(c) for every join key and filtered column. A
+// filter reading a scan drops those tests for a task whose Parquet file
+// declares c required (TPC-H's files declare every column so): they
+// cannot fail there, and a filter left with nothing to test is not run
+// at all. The file's footer decides, per task; partition columns keep
+// their tests.
 //
 // # Partitioned tables
 //

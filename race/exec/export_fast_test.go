@@ -8,3 +8,12 @@ func SetKeepBudget(n int64) (restore func()) {
 	keepBudget = n
 	return func() { keepBudget = old }
 }
+
+// SetCoalesceRows sets how many rows of small shuffle records a reduce
+// task concatenates into one batch (coalesceRows) and returns a function
+// restoring the previous value. Tests only; not concurrent-safe.
+func SetCoalesceRows(n int64) (restore func()) {
+	old := coalesceRows
+	coalesceRows = n
+	return func() { coalesceRows = old }
+}

@@ -240,6 +240,79 @@ func (b *builder) table(dep *stage, keys []*expr.Expr, nullSafe []bool) (broadca
 	return e.table, nil
 }
 
+// buildJoin is the hash join that builds its table from broadcast
+// exchange at (resolved), found in the main tree and the subqueries; nil
+// when none does (the broadcast is read otherwise).
+func (q *query) buildJoin(at *rules.Node) *rules.Node {
+	var found *rules.Node
+	var walk func(n *rules.Node)
+	walk = func(n *rules.Node) {
+		if n == nil || found != nil {
+			return
+		}
+		if n.Kind == rules.DpuHashJoin && n.Device != nil && n.Device.Join != nil && len(n.Children) == 2 {
+			i := 1
+			if n.Device.Join.Build == rules.BuildLeft {
+				i = 0
+			}
+			if resolve(stripTransitions(n.Children[i])) == at {
+				found = n
+				return
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(q.res.Root)
+	for _, sq := range q.res.Subqueries {
+		walk(sq)
+	}
+	return found
+}
+
+// prebuild builds broadcast stage s's table as soon as its rows are
+// collected, in a task slot of its own, instead of in the first task of
+// the joining stage: independent broadcasts then build their tables in
+// parallel with each other and with the other stages running (at 2
+// threads, a join stage of one task otherwise built every table itself,
+// one after the other). Only on a query of one device (the table lives
+// where the joins run); a failure leaves the table to be built, and the
+// error reported, by the join as before.
+func (q *query) prebuild(ctx context.Context, s *stage) {
+	if s.at == nil || s.at.Kind != rules.DpuBroadcastExchange || len(q.devices) != 1 || q.alone != nil {
+		return
+	}
+	join := q.buildJoin(s.at)
+	if join == nil {
+		return
+	}
+	select {
+	case q.slots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-q.slots }()
+	b := &builder{ctx: ctx, q: q, s: s, addr: q.devices[0]}
+	defer b.release()
+	pl, err := b.payload(join)
+	if err != nil || pl.Join == nil {
+		return
+	}
+	keys := pl.Join.RightKeys
+	if pl.Join.Build == rules.BuildLeft {
+		keys = pl.Join.LeftKeys
+	}
+	if _, err := b.table(s, keys, pl.Join.NullSafe); err != nil {
+		q.logf("%s: table built ahead failed (the join builds it): %v", s.name(), err)
+		s.mu.Lock()
+		if e := s.tables[b.addr]; e != nil {
+			e.release()
+		}
+		s.mu.Unlock()
+	}
+}
+
 // broadcastTarget is where broadcast tables live on a device: a task of
 // the query's own that lasts until the query ends.
 func (q *query) broadcastTarget(addr string) (*operators.Target, error) {

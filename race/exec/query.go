@@ -48,6 +48,7 @@ type query struct {
 	// result is the main tree's result stage (its records are the query's)
 	result    *stage
 	fileCache map[*rules.Node][]string
+	required  map[string]map[string]bool // a file's required columns (requiredColumns)
 	bcast     map[string]*hados.Task
 	closed    bool
 	closeErr  error

@@ -3,9 +3,12 @@ package exec
 import (
 	"context"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	hmem "github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators"
@@ -219,4 +222,135 @@ func sourceValue(l *expr.Expr) (scan.Value, bool) {
 		return scan.Decimal{Unscaled: v, Scale: l.Type.Scale}, true
 	}
 	return nil, false
+}
+
+// requiredColumns are the top-level columns a Parquet file declares
+// required (never null), by name; nil when the footer cannot be read
+// (the scan then reports the error). Cached per file for the query.
+func (q *query) requiredColumns(path string) map[string]bool {
+	q.mu.Lock()
+	req, ok := q.required[path]
+	q.mu.Unlock()
+	if ok {
+		return req
+	}
+	if r, err := file.OpenParquetFile(path, false); err == nil {
+		root := r.MetaData().Schema.Root()
+		req = make(map[string]bool, root.NumFields())
+		for i := 0; i < root.NumFields(); i++ {
+			f := root.Field(i)
+			if _, dup := req[f.Name()]; !dup {
+				req[f.Name()] = f.RepetitionType() == parquet.Repetitions.Required
+			}
+		}
+		r.Close()
+	}
+	q.mu.Lock()
+	if q.required == nil {
+		q.required = map[string]map[string]bool{}
+	}
+	q.required[path] = req
+	q.mu.Unlock()
+	return req
+}
+
+// fileRequired reports whether the file column the scan resolves name to
+// (the same name, else the first equal ignoring case, as the scanner
+// does) is required.
+func fileRequired(req map[string]bool, name string) bool {
+	if r, ok := req[name]; ok {
+		return r
+	}
+	for n, r := range req {
+		if strings.EqualFold(n, name) {
+			// several case-insensitive matches: the scanner's choice is
+			// not known here, so only when all of them are required
+			for m, r2 := range req {
+				if strings.EqualFold(m, name) && !r2 {
+					return false
+				}
+			}
+			return r
+		}
+	}
+	return false
+}
+
+// pruneNotNull drops from cond, the condition of a filter reading child,
+// the conjuncts isnotnull(c) that always hold for task p: child is a scan
+// and c a column the task's file declares required (Spark adds such a
+// test for every join key and filtered column; TPC-H's files declare
+// every column required). It returns nil when nothing is left to test.
+// Partition columns (their values come from paths) are never dropped.
+func (b *builder) pruneNotNull(child *rules.Node, p int, cond *expr.Expr) *expr.Expr {
+	if cond == nil {
+		return nil
+	}
+	s := stripTransitions(child)
+	if s.Kind != rules.DpuScan || s.Spark == nil || s.Spark.Scan == nil || s.Spark.Scan.Format != "parquet" {
+		return cond
+	}
+	if kind, _ := b.q.leaf(b.s, s); kind != notLeaf {
+		return cond
+	}
+	files, err := b.q.files(s)
+	if err != nil || p < 0 || p >= len(files) {
+		return cond
+	}
+	req := b.q.requiredColumns(files[p])
+	if len(req) == 0 {
+		return cond
+	}
+	si := s.Spark.Scan
+	inFile := map[string]bool{}
+	for _, a := range si.ReadSchema {
+		inFile[a.Name] = true
+	}
+	out := s.Spark.Output
+	never := func(e *expr.Expr) bool {
+		if e.Op != expr.OpIsNotNull || len(e.Args) != 1 || e.Args[0].Op != expr.OpColumn {
+			return false
+		}
+		c := e.Args[0].Col
+		if c < 0 || c >= len(out) {
+			return false
+		}
+		name := out[c].Name
+		if len(si.ReadSchema) > 0 && !inFile[name] {
+			return false // a partition column
+		}
+		return fileRequired(req, name)
+	}
+	return dropTrue(cond, never)
+}
+
+// dropTrue removes from the conjunction e the conjuncts always is true
+// for; nil when none is left.
+func dropTrue(e *expr.Expr, always func(*expr.Expr) bool) *expr.Expr {
+	if always(e) {
+		return nil
+	}
+	if e.Op != expr.OpAnd {
+		return e
+	}
+	kept := make([]*expr.Expr, 0, len(e.Args))
+	changed := false
+	for _, a := range e.Args {
+		k := dropTrue(a, always)
+		if k != a {
+			changed = true
+		}
+		if k != nil {
+			kept = append(kept, k)
+		}
+	}
+	switch {
+	case !changed:
+		return e
+	case len(kept) == 0:
+		return nil
+	case len(kept) == 1:
+		return kept[0]
+	}
+	return expr.Call(expr.OpAnd, e.Type, kept...)
 }

@@ -14,7 +14,10 @@ import (
 // range, single) three ways: every map output in files, small outputs
 // kept in memory (the default), and in memory with reduce partitions not
 // coalesced (each read alone; a range exchange then picks its bounds from
-// the sample). All give the same rows, ordered queries in the same order.
+// the sample), and in memory with the reduce side's small records
+// concatenated into batches of at most 7 rows (a record that would pass
+// that waits for the next batch) instead of 64Ki. All give the same rows,
+// ordered queries in the same order.
 // In memory no exchange writes a file byte, and a small range exchange
 // feeds one sort task.
 func TestSmallShuffles(t *testing.T) {
@@ -44,7 +47,10 @@ func TestSmallShuffles(t *testing.T) {
 			}
 			res.Release()
 			each := run(t, exec.Env{Runtime: rt, Warehouse: dir, AdvisoryPartitionBytes: -1}, q)
-			for name, got := range map[string][]string{"in memory": kept, "uncoalesced": each} {
+			restore = exec.SetCoalesceRows(7)
+			small := run(t, exec.Env{Runtime: rt, Warehouse: dir}, q)
+			restore()
+			for name, got := range map[string][]string{"in memory": kept, "uncoalesced": each, "small batches": small} {
 				if !slices.Equal(files, got) { // every one of these queries orders its result
 					t.Errorf("Q%d %s: %d rows differ from the files' %d:\n got %.5q\nwant %.5q", q, name, len(got), len(files), got, files)
 				}

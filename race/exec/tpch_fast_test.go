@@ -23,7 +23,8 @@ import (
 // HADOS_TPCH_DATA (a `hados bench tpch --data` directory) on a one-core
 // software DPU: the fixed costs of small queries (stage scheduling,
 // shuffles, task start-up) dominate them. HADOS_TPCH_QUERIES picks the
-// queries (default 2,11,22). Skipped without data.
+// queries (default 2,11,22), HADOS_TPCH_CORES the engine cores (default
+// 1). Skipped without data.
 func BenchmarkTPCHSmall(b *testing.B) {
 	data := os.Getenv("HADOS_TPCH_DATA")
 	if data == "" {
@@ -34,7 +35,22 @@ func BenchmarkTPCHSmall(b *testing.B) {
 		qs = "2,11,22"
 	}
 	cfg := hados.DefaultConfig()
-	cfg.Devices = "soft:cores=1,memory=2GiB"
+	cores := 1
+	if c := os.Getenv("HADOS_TPCH_CORES"); c != "" {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 {
+			b.Fatalf("HADOS_TPCH_CORES: %q is not a core count", c)
+		}
+		cores = n
+	}
+	cfg.Devices = fmt.Sprintf("soft:cores=%d,memory=8GiB", cores)
+	if k := os.Getenv("HADOS_TPCH_KEEP_MIB"); k != "" { // experiments: the in-memory shuffle budget
+		n, err := strconv.Atoi(k)
+		if err != nil {
+			b.Fatalf("HADOS_TPCH_KEEP_MIB: %q is not a size", k)
+		}
+		defer exec.SetKeepBudget(int64(n) << 20)()
+	}
 	rt := hadostest.Open(b, cfg)
 	for _, f := range strings.Split(qs, ",") {
 		q, err := strconv.Atoi(f)
