@@ -17,10 +17,17 @@ type SortKey struct {
 	Flags  uint32 // SortDesc, SortNullsFirst
 }
 
+// SortBounds (bit 63 of a SORT's Args[3]) makes the SORT keep only the
+// rows between two rows of the order by the keys then the row number:
+// Args[3] = SortBounds | hi<<32 | lo, lo included (0xffffffff: unbounded),
+// hi excluded (0x7fffffff: unbounded); the limit must be 0 and the output
+// hold end-first rows; the result is the rows kept.
+const SortBounds uint64 = 1 << 63
+
 // Sort describes the key columns of a SORT or MERGE (hados_sort): every
 // key column has Rows rows. SORT orders a range of rows (Args: first, end,
-// limit) into int32 row numbers; MERGE merges two sorted runs of row
-// numbers stably.
+// limit, bounds) into int32 row numbers; MERGE merges two sorted runs of
+// row numbers stably.
 type Sort struct {
 	Rows uint64
 	Keys []SortKey

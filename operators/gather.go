@@ -183,6 +183,7 @@ func (g *gatherer) one(ctx context.Context, rows device.Addr, n int) (arrow.Reco
 		parts[i-1][1] = parts[i][0]
 	}
 	o := newOutputs(g.t)
+	o.uninit = true // GATHER writes every byte it hands over (soft_gather.c)
 	defer o.release()
 	cols, _, err := o.newColumns(g.out, g.vts, n, 0)
 	if err != nil {
@@ -249,6 +250,7 @@ func (g *gatherer) batches(ctx context.Context, rows device.Addr, ranges [][2]in
 
 func (g *gatherer) tryBatches(ctx context.Context, rows device.Addr, ranges [][2]int, caps []int) ([]arrow.Record, []uint64, error) {
 	o := newOutputs(g.t)
+	o.uninit = true // GATHER writes every byte it hands over (soft_gather.c)
 	defer o.release()
 	cols := make([][]*outColumn, len(ranges))
 	ops := make([]device.Op, len(ranges))
@@ -281,4 +283,43 @@ func (g *gatherer) tryBatches(ctx context.Context, rows device.Addr, ranges [][2
 		recs = append(recs, rec)
 	}
 	return recs, nil, nil
+}
+
+// sliceable reports whether gathering rows of rec (no -1) is the slice of
+// rec starting at lo: the rows are consecutive, the device is
+// host-visible and every buffer of rec is its device memory (as a
+// gathered output would be), and no column changes type in a gather
+// (large strings and dictionaries come out as utf8). The slice shares
+// rec's buffers instead of copying them.
+func (t *Target) sliceable(rec arrow.Record, rows []int32) (lo int64, ok bool) {
+	if len(rows) == 0 || rows[0] < 0 || int64(rows[0])+int64(len(rows)) > rec.NumRows() || !t.HostVisible() {
+		return 0, false
+	}
+	first := rows[0]
+	for i, r := range rows {
+		if r != first+int32(i) {
+			return 0, false
+		}
+	}
+	for _, c := range rec.Columns() {
+		switch c.DataType().ID() {
+		case arrow.LARGE_STRING, arrow.DICTIONARY:
+			return 0, false
+		}
+		if _, err := storageOf(c.DataType()); err != nil {
+			return 0, false
+		}
+		for _, b := range c.Data().Buffers() {
+			if b == nil || b.Len() == 0 {
+				continue
+			}
+			if _, ok := t.Pool.Translate(b.Bytes()); !ok {
+				return 0, false
+			}
+		}
+		if len(c.Data().Children()) > 0 {
+			return 0, false
+		}
+	}
+	return int64(first), true
 }

@@ -43,6 +43,7 @@ type HashJoin struct {
 	probeNullKey bool       // a probe row had a null key (same)
 	emptyResult  bool       // a null-aware anti join whose right side has a null key
 	work         []joinWork // output not yet gathered, oldest first
+	incoming     []joinWork // output of the probe batch in progress (step), moved to work when it is done
 	level        int        // grace recursion depth: 0 for the plan's join, n for a partition of level n-1
 	grace        *graceJoin // set when the build side did not fit
 	unsplittable bool       // a grace partition holding every build row of its parent
@@ -284,7 +285,26 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 	}
 	for {
 		if len(h.work) > 0 {
+			// While the last queued output is gathered, the next probe
+			// batch is read and probed on another goroutine: its host work
+			// and device ops overlap the gather's, keeping every engine
+			// core busy. Only step touches the probe side and the state it
+			// updates; its output waits in h.incoming until both are done.
+			var ahead chan error
+			if len(h.work) == 1 && !h.done && h.roomToProbeAhead() {
+				ahead = make(chan error, 1)
+				go func() { ahead <- h.step(ctx) }()
+			}
 			r, err := h.emitNext(ctx)
+			if ahead != nil {
+				aerr := <-ahead
+				h.work = append(h.work, h.incoming...)
+				h.incoming = nil
+				if err == nil && aerr != nil {
+					r.Release()
+					r, err = nil, aerr
+				}
+			}
 			if err != nil || r == nil {
 				return nil, err
 			}
@@ -294,23 +314,39 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 		if h.done {
 			return nil, nil
 		}
-		in, err := h.probeSide.op.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if in == nil {
-			h.done = true
-			if err := h.finish(ctx); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		err = h.process(ctx, in)
-		in.Release()
+		err := h.step(ctx)
+		h.work = append(h.work, h.incoming...)
+		h.incoming = nil
 		if err != nil {
 			return nil, err
 		}
 	}
+}
+
+// roomToProbeAhead reports whether to probe the next batch while
+// gathering: only with several engine cores (on one, the probe waits for
+// the gather's op anyway: measured slower), and only where holding a
+// second batch's pairs and outputs is safe: not in a grace partition
+// (spilling: memory is short by definition), and while the task's
+// account is under a quarter full.
+func (h *HashJoin) roomToProbeAhead() bool {
+	a := h.t.Account
+	return h.t.Device.Info().Cores > 1 && h.level == 0 && (a == nil || a.Limit() == 0 || a.InUse() < a.Limit()/4)
+}
+
+// step reads and joins the next probe batch or, after the last one,
+// finishes the join (h.done); the output goes to h.incoming.
+func (h *HashJoin) step(ctx context.Context) error {
+	in, err := h.probeSide.op.Next(ctx)
+	if err != nil {
+		return err
+	}
+	if in == nil {
+		h.done = true
+		return h.finish(ctx)
+	}
+	defer in.Release()
+	return h.process(ctx, in)
 }
 
 // process joins one probe batch.
@@ -361,6 +397,9 @@ func (h *HashJoin) emit(ctx context.Context, probeData arrow.Record, jr joinRows
 	gatherInto := func(rec arrow.Record, rows []int32) ([]arrow.Array, error) {
 		if rows == nil { // a side of nulls
 			return takeColumns(emptyRecord(gatherSchema(rec.Schema(), true), n, h.t.OutputAllocator())), nil
+		}
+		if lo, ok := h.t.sliceable(rec, rows); ok { // consecutive rows: a zero-copy slice
+			return takeColumns(rec.NewSlice(lo, lo+int64(len(rows)))), nil
 		}
 		g, err := h.t.Gather(ctx, rec, rows)
 		if err != nil {
@@ -501,10 +540,10 @@ func (h *HashJoin) Close() error {
 // release frees what a run holds (the shared table of a broadcast join is
 // only let go of) and forgets the run's state.
 func (h *HashJoin) release() []error {
-	for _, w := range h.work {
+	for _, w := range append(h.work, h.incoming...) {
 		w.data.Release()
 	}
-	h.work = nil
+	h.work, h.incoming = nil, nil
 	var errs []error
 	if h.grace != nil {
 		errs = append(errs, h.grace.close())

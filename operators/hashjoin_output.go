@@ -46,13 +46,13 @@ func (jr joinRows) slice(lo, hi int) joinRows {
 	return out
 }
 
-// queue adds output rows of data; it takes data over.
+// queue adds output rows of data to h.incoming; it takes data over.
 func (h *HashJoin) queue(data arrow.Record, jr joinRows) {
 	if jr.len() == 0 {
 		data.Release()
 		return
 	}
-	h.work = append(h.work, joinWork{data: data, rows: jr})
+	h.incoming = append(h.incoming, joinWork{data: data, rows: jr})
 }
 
 // emitNext gathers the next output batch of the oldest work.

@@ -18,7 +18,10 @@ import (
 // ranges, resumed until every row is done) and returns pairs of row
 // numbers (probe row, build row, -1 for none); the host turns the pairs
 // into Spark's result for the join type and the device materialises the
-// output rows of both sides by row number (GATHER). An extra non-equi
+// output rows of both sides by row number (GATHER) — except a side whose
+// rows are consecutive rows of an input in device memory, which is a
+// zero-copy slice of it; on several cores the next probe batch is probed
+// while the current output is gathered. An extra non-equi
 // condition is evaluated by a device pipeline over the gathered candidate
 // pairs before the host decides.
 //

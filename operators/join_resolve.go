@@ -70,22 +70,24 @@ type joinRows struct {
 }
 
 // resolve turns the pairs of one probe batch (in probe row order; build
-// row -1 for a probe row without candidates) into output rows. pass says
+// row -1 for a probe row without candidates) into output rows (which may
+// be pp and bb themselves: the caller hands them over). pass says
 // which candidate pairs satisfy the extra condition (nil: all). matched,
 // when the plan tracks build rows, receives the build rows of passing
 // pairs. skip, if set, drops probe rows from semi/anti/existence output
 // (null keys of a null-aware anti join).
 func (p joinPlan) resolve(pp, bb []int32, pass []bool, matched []bool, skip func(row int32) bool) joinRows {
+	if p.mode == modePairs && pass == nil && !p.track && !p.probeOuter {
+		// inner join without a condition: every pair is output (the
+		// slices are taken over, not copied)
+		return joinRows{probe: pp, build: bb}
+	}
 	var out joinRows
 	switch p.mode {
 	case modePairs:
 		out.probe, out.build = make([]int32, 0, len(pp)), make([]int32, 0, len(pp))
 	case modeSemi, modeAnti, modeExists:
 		out.probe = make([]int32, 0, len(pp))
-	}
-	if p.mode == modePairs && pass == nil && !p.track && !p.probeOuter {
-		// inner join without a condition: every pair is output
-		return joinRows{probe: append(out.probe, pp...), build: append(out.build, bb...)}
 	}
 	for i := 0; i < len(pp); {
 		row := pp[i]

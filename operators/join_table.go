@@ -159,7 +159,9 @@ type probeBuffers struct {
 	probe, build, out *hmem.Buffer
 	o                 device.JoinOut
 	done              bool
-	p, b              []int32 // pairs collected so far
+	resumed           bool    // the op ran more than once: its pairs are collected in p, b
+	p, b              []int32 // pairs collected so far (resumed parts)
+	last              int     // pairs of a part done in one op, still in probe, build
 }
 
 // probe runs the probe over a batch's key columns (keyRec: the probe
@@ -209,8 +211,6 @@ func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, 
 		if b.out, err = t.upload(ctx, b.o.Encode()); err != nil {
 			return nil, nil, err
 		}
-		b.p = make([]int32, 0, n)
-		b.b = make([]int32, 0, n)
 	}
 	for {
 		var ops []device.Op
@@ -231,12 +231,6 @@ func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, 
 		}
 		for i, b := range active {
 			n := int(res[i])
-			if b.p, err = appendDevInt32(ctx, t, b.p, b.probe, n); err != nil {
-				return nil, nil, err
-			}
-			if b.b, err = appendDevInt32(ctx, t, b.b, b.build, n); err != nil {
-				return nil, nil, err
-			}
 			cur, err := readDev(ctx, t, b.out, device.SizeofJoinOut, nil)
 			if err != nil {
 				return nil, nil, err
@@ -250,19 +244,42 @@ func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, 
 			} else if n == 0 {
 				return nil, nil, fmt.Errorf("hash join: probe made no progress at row %d", o.NextRow)
 			}
+			if b.done && !b.resumed {
+				// all of the part's pairs came in one op: they stay in
+				// the device buffers until the final copy below
+				b.last = n
+				continue
+			}
+			b.resumed = true
+			if b.p, err = appendDevInt32(ctx, t, b.p, b.probe, n); err != nil {
+				return nil, nil, err
+			}
+			if b.b, err = appendDevInt32(ctx, t, b.b, b.build, n); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
-	if len(bufs) == 1 {
-		return bufs[0].p, bufs[0].b, nil
-	}
+	// one copy of every part's pairs, in probe row order
 	total := 0
 	for _, b := range bufs {
-		total += len(b.p)
+		total += len(b.p) + b.last
+	}
+	if len(bufs) == 1 && bufs[0].resumed {
+		return bufs[0].p, bufs[0].b, nil
 	}
 	pp, bb = make([]int32, 0, total), make([]int32, 0, total)
 	for _, b := range bufs {
-		pp = append(pp, b.p...)
-		bb = append(bb, b.b...)
+		if b.resumed {
+			pp = append(pp, b.p...)
+			bb = append(bb, b.b...)
+			continue
+		}
+		if pp, err = appendDevInt32(ctx, t, pp, b.probe, b.last); err != nil {
+			return nil, nil, err
+		}
+		if bb, err = appendDevInt32(ctx, t, bb, b.build, b.last); err != nil {
+			return nil, nil, err
+		}
 	}
 	return pp, bb, nil
 }

@@ -27,10 +27,12 @@ const SortBatchRows = 1 << 16
 
 // Sort sorts all of its input by keys (Spark's SortExec, stable). It
 // collects the input (ConcatRecords), sorts the row numbers on the device
-// (one SORT per core, then MERGE), and gathers the output in batches of
-// SortBatchRows rows, one GATHER per core at a time. Keys that are not
-// plain columns are computed first by a FilterProject that appends them to
-// the input; the output has the child's columns (strings as utf8).
+// (one SORT per core, then MERGE; or, by a leading string key, one SORT
+// per core over its own range of the order), and gathers the output in
+// batches of SortBatchRows rows, one GATHER per core at a time. Keys that
+// are not plain columns are computed first by a FilterProject that
+// appends them to the input; the output has the child's columns (strings
+// as utf8).
 //
 // Under a memory quota: when an allocation fails with
 // memory.ErrQuotaExceeded (or the account is more than half full while

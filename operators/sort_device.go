@@ -1,9 +1,12 @@
 package operators
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,7 +24,8 @@ type sortOrder struct {
 
 // order sorts the rows of rec by o with the device: one SORT per core over
 // a contiguous range of rows, then rounds of MERGE (pairs of runs merged
-// concurrently) until one run is left. With limit > 0 only the first limit
+// concurrently) until one run is left; or, for a large sort on several
+// cores, one SORT per core over a range of the order (orderPartitioned). With limit > 0 only the first limit
 // rows of the order are computed (each SORT keeps its best limit rows, the
 // merges keep the first limit). It returns a device buffer of n int32 row
 // numbers (the caller frees it).
@@ -52,6 +56,12 @@ func (t *Target) order(ctx context.Context, rec arrow.Record, o sortOrder, limit
 		return nil, 0, err
 	}
 	defer desc.Free()
+	parts := t.parts(rows)
+	if limit <= 0 && len(parts) > 1 && rows >= sortPartitionRows && (sortPartitionAnyKey || st.cols[0].VType == device.VTStr) {
+		if splits := sortSplitters(rec, o, len(parts)); splits != nil {
+			return t.orderPartitioned(ctx, desc, rows, splits)
+		}
+	}
 	bufs := [2]*hmem.Buffer{}
 	for i := range bufs {
 		if bufs[i], err = t.Pool.Alloc(t.Account, uint64(4*max(rows, 1))); err != nil {
@@ -62,7 +72,6 @@ func (t *Target) order(ctx context.Context, rec arrow.Record, o sortOrder, limit
 		}
 	}
 	// runs: [start, length) of sorted runs inside the current buffer.
-	parts := t.parts(rows)
 	runs := make([][2]int, len(parts))
 	ops := make([]device.Op, len(parts))
 	for i, p := range parts {
@@ -117,6 +126,110 @@ func (t *Target) order(ctx context.Context, rec arrow.Record, o sortOrder, limit
 		return nil, 0, fmt.Errorf("%w: sort: lost the run of %d rows", device.ErrInvalid, rows)
 	}
 	return bufs[cur], runs[0][1], nil
+}
+
+// sortPartitionRows is the least number of rows a sort on several cores
+// partitions by key ranges (orderPartitioned) rather than merging the
+// cores' runs, when its first key is a string (sortPartitionAnyKey: any
+// key, for tests). A merge by a string key reads every row's string at
+// random; by a fixed-width key it compares integers and measured faster
+// than every core normalising every row's key to find its range.
+var (
+	sortPartitionRows   = 4 * MinRowsPerCore
+	sortPartitionAnyKey = false
+)
+
+// sortSplitters picks k-1 rows of rec that split its order by o (keys, then
+// row number) into k ranges of about equal size, from a sample sorted with
+// the host comparator; nil when the host cannot compare the keys. The
+// splitters only balance the ranges: any rows give a correct sort.
+func sortSplitters(rec arrow.Record, o sortOrder, k int) []int32 {
+	keys := make([]hostKey, len(o.cols))
+	for i, c := range o.cols {
+		hk, err := newHostKey(c, rec.Schema().Field(c).Type, o.flags[i]&device.SortDesc != 0, o.flags[i]&device.SortNullsFirst != 0)
+		if err != nil {
+			return nil
+		}
+		keys[i] = hk
+	}
+	rows := int(rec.NumRows())
+	n := min(rows, 512*k)
+	rng := rand.New(rand.NewPCG(uint64(rows), 0x5eed))
+	sample := make([]int, n)
+	for i := range sample { // one random row of each of n equal strides
+		lo, hi := i*rows/n, (i+1)*rows/n
+		sample[i] = lo + rng.IntN(hi-lo)
+	}
+	slices.SortFunc(sample, func(a, b int) int {
+		if c := cmpHostRows(keys, rec, a, rec, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	splits := make([]int32, k-1)
+	for i := range splits {
+		splits[i] = int32(sample[(i+1)*n/k])
+	}
+	return splits
+}
+
+// orderPartitioned sorts rec's rows with one bounded SORT per core, core c
+// keeping the rows between splitters c-1 and c of the order (keys, then
+// row number): the ranges' outputs, placed one after the other, are the
+// whole order, without a MERGE. Every core reads every row's keys, but the
+// random reads of a merge by row number are gone.
+func (t *Target) orderPartitioned(ctx context.Context, desc *hmem.Buffer, rows int, splits []int32) (*hmem.Buffer, int, error) {
+	k := len(splits) + 1
+	bufs := make([]*hmem.Buffer, k)
+	free := func() {
+		for _, b := range bufs {
+			if b != nil {
+				b.Free()
+			}
+		}
+	}
+	ops := make([]device.Op, k)
+	for c := range k {
+		var err error
+		if bufs[c], err = t.Pool.Alloc(t.Account, uint64(4*rows)); err != nil {
+			free()
+			return nil, 0, err
+		}
+		lo, hi := uint64(0xffffffff), uint64(0x7fffffff) // unbounded
+		if c > 0 {
+			lo = uint64(uint32(splits[c-1]))
+		}
+		if c < k-1 {
+			hi = uint64(splits[c])
+		}
+		ops[c] = device.Op{Code: device.OpSort, Src: desc.Addr, Len: desc.Size, Dst: bufs[c].Addr,
+			Args: [4]uint64{0, uint64(rows), 0, device.SortBounds | hi<<32 | lo}}
+	}
+	res, errs := t.exec(ctx, ops)
+	if err := firstError(errs); err != nil {
+		free()
+		return nil, 0, wrapOp("sort", err)
+	}
+	total := uint64(0)
+	for _, r := range res {
+		total += r
+	}
+	if total != uint64(rows) {
+		free()
+		return nil, 0, fmt.Errorf("%w: sort: the ranges of the order hold %d rows of %d", device.ErrInvalid, total, rows)
+	}
+	at := res[0]
+	for c := 1; c < k; c++ {
+		if err := t.copyDev(ctx, bufs[0].Addr+device.Addr(4*at), bufs[c].Addr, int(4*res[c])); err != nil {
+			free()
+			return nil, 0, err
+		}
+		at += res[c]
+	}
+	out := bufs[0]
+	bufs[0] = nil
+	free()
+	return out, rows, nil
 }
 
 // copyDev copies n bytes within device memory.

@@ -52,7 +52,11 @@ extern "C" {
                                (exclusive), arg[2] = limit (0: all; k > 0: only the first k rows of
                                the order are needed, e.g. TopN); dst = int32 out[min(end-first, limit
                                or all)]; result = row numbers written. Row numbers are absolute
-                               (first..end-1). */
+                               (first..end-1). arg[3] = bounds (0: none): bit 63 set, bits 0-31 =
+                               row lo (0xffffffff: unbounded), bits 32-62 = row hi (0x7fffffff:
+                               unbounded); only the rows r with lo <= r < hi in the order by the
+                               keys then the row number are sorted (limit 0, out[end-first]),
+                               result = their count: one SORT per range of the order, no MERGE. */
 #define HADOS_OP_MERGE 18u  /* src = hados_sort (the same keys); arg[0] = run A (int32 row numbers,
                                sorted), arg[1] = its length, arg[2] = run B, arg[3] = its length;
                                dst = int32 out[lenA + lenB]; stable: on ties A's rows come first;

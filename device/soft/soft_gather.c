@@ -11,7 +11,10 @@
  * fixed-width values (a null row's value is zero), BOOL bits, strings
  * (utf8, large or dictionary input; utf8 output). Output validity bitmaps
  * are written for every row; a column without one may only receive valid
- * rows (E_INVALID otherwise).
+ * rows (E_INVALID otherwise). Every output byte the caller exposes is
+ * written (bitmaps in whole bytes, bits past the last row clear; a null
+ * row's value zero; offsets and string bytes), so outputs may come from
+ * unzeroed memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +23,6 @@
 #include "soft_sort_desc.h"
 
 #define WHO "gather"
-
-static inline void put_bit(uint8_t *bits, uint64_t i, int v) {
-  if (v) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-  else bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
-}
 
 /* Validity of every output row of column j; *nulls receives their count. */
 static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const int32_t *rows, uint64_t n) {
@@ -41,10 +39,15 @@ static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const 
       o->validity[i >> 3] = b;
       nulls += 8 - (uint64_t)__builtin_popcount(b);
     }
-    for (; i < n; i++) {
-      int v = rows[i] >= 0 && rel_valid(c, (uint64_t)rows[i]);
-      put_bit(o->validity, i, v);
-      nulls += !v;
+    if (i < n) { /* the last, partial byte: written whole, bits past n clear (outputs may be unzeroed) */
+      uint8_t b = 0;
+      for (uint32_t k = 0; i + k < n; k++) {
+        int32_t r = rows[i + k];
+        uint8_t v = r >= 0 && rel_valid(c, (uint64_t)r);
+        b |= (uint8_t)(v << k);
+        nulls += !v;
+      }
+      o->validity[i >> 3] = b;
     }
     return HADOS_OK;
   }
@@ -72,8 +75,15 @@ static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const 
 
 static void gather_values(const soft_col *c, soft_outcol *o, const int32_t *rows, uint64_t n) {
   switch (c->c.vtype) {
-    case HADOS_VT_BOOL:
-      for (uint64_t i = 0; i < n; i++) put_bit(o->data, i, rows[i] >= 0 && rel_bit(c->data, c->c.offset + (uint64_t)rows[i]));
+    case HADOS_VT_BOOL: /* whole bytes, bits past n clear (outputs may be unzeroed) */
+      for (uint64_t i = 0; i < n; i += 8) {
+        uint8_t b = 0;
+        for (uint32_t k = 0; k < 8 && i + k < n; k++) {
+          int32_t r = rows[i + k];
+          b |= (uint8_t)((r >= 0 && rel_bit(c->data, c->c.offset + (uint64_t)r)) << k);
+        }
+        o->data[i >> 3] = b;
+      }
       return;
     case HADOS_VT_I32: GATHER_FIXED(int32_t); return;
     case HADOS_VT_I64: case HADOS_VT_F64: GATHER_FIXED(int64_t); return;

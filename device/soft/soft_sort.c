@@ -10,6 +10,13 @@
  * replaces the full sort (TopN). MERGE merges two sorted runs of row
  * numbers with the comparator, A's rows first on ties.
  *
+ * A bounded SORT (arg[3]) keeps only the rows between two rows of the
+ * total order (keys, then row number): it normalises its rows a chunk at
+ * a time, keeps the records inside the bounds (normalised keys compared
+ * first, the comparator only on equal ones) and radix sorts those. The
+ * host runs one per core over every row, each with its own range of the
+ * order, and places the outputs one after the other: no MERGE.
+ *
  * Ties on every key are broken by row number wherever the algorithm is not
  * stable by construction, so every path yields the same stable order.
  * Scratch memory is engine-internal (large radix scratch a block of the
@@ -196,6 +203,8 @@ static inline int keys_eq(const uint8_t *a, const uint8_t *b, uint32_t kw) {
   return memcmp(a, b, kw) == 0;
 }
 
+static int finish_radix(const sort_keys *k, const uint8_t *s, uint64_t n, uint64_t want, int32_t *out);
+
 static int full_sort(soft_device *d, const sort_keys *k, uint64_t first, uint64_t n, uint64_t want, int32_t *out) {
   if (k->kw > SORT_MAX_RADIX_KEY) {
     int32_t *a = malloc(n * 8);
@@ -212,6 +221,16 @@ static int full_sort(soft_device *d, const sort_keys *k, uint64_t first, uint64_
   if (!scratch_alloc(d, &blk, n * rs * 2 + 8, &recs))
     return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, k->kw);
   uint8_t *s = sort_radix(k, first, n, recs, recs + n * rs);
+  int st = finish_radix(k, s, n, want, out);
+  scratch_free(d, &blk, recs);
+  return st;
+}
+
+/* Copies the first want rows of n sorted radix records s to out and, when
+   a string key leaves ties, orders runs of equal normalised keys by the
+   comparator. */
+static int finish_radix(const sort_keys *k, const uint8_t *s, uint64_t n, uint64_t want, int32_t *out) {
+  const uint32_t rs = k->kw + 4;
   for (uint64_t i = 0; i < want; i++) memcpy(&out[i], s + i * rs + k->kw, 4);
   int st = HADOS_OK;
   if (k->tiebreak) { /* order runs of equal normalised keys by the comparator */
@@ -247,7 +266,90 @@ static int full_sort(soft_device *d, const sort_keys *k, uint64_t first, uint64_
     }
     free(tmp);
   }
-  scratch_free(d, &blk, recs);
+  return st;
+}
+
+/* Whether row r (its normalised record rec, when norm) lies in [lo, hi)
+   of the total order by the keys, then the row number (-1: unbounded).
+   The normalised keys decide unless they are equal. */
+static inline int in_bounds(const sort_keys *k, int norm, const uint8_t *rec, int32_t r, const uint8_t *lorec, int32_t lo,
+                            const uint8_t *hirec, int32_t hi) {
+  if (lo >= 0) {
+    int c = norm ? memcmp(rec, lorec, k->kw) : 0;
+    if (c < 0) return 0;
+    if (c == 0 && ((c = sort_cmp_rows(k, r, lo)) < 0 || (c == 0 && r < lo))) return 0;
+  }
+  if (hi >= 0) {
+    int c = norm ? memcmp(rec, hirec, k->kw) : 0;
+    if (c > 0) return 0;
+    if (c == 0 && ((c = sort_cmp_rows(k, r, hi)) > 0 || (c == 0 && r >= hi))) return 0;
+  }
+  return 1;
+}
+
+/* Rows normalised and filtered per chunk by a bounded SORT. */
+#define BOUND_CHUNK 4096u
+
+/* SORT of the rows of [first, first + n) that lie in [lo, hi) (in_bounds):
+   each core sorts one range of the order over every row, so the ranges
+   need no MERGE. The rows are normalised a chunk at a time and the kept
+   records compacted, in row order (the radix sort being stable, ties stay
+   in row order). *kept receives the rows written to out. */
+static int bounded_sort(soft_device *d, const sort_keys *k, uint64_t first, uint64_t n, int32_t lo, int32_t hi, int32_t *out,
+                        uint64_t *kept) {
+  uint64_t m = 0;
+  if (k->kw > SORT_MAX_RADIX_KEY) {
+    int32_t *a = malloc(n * 8 + 8);
+    if (!a) return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows: out of host memory", (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++)
+      if (in_bounds(k, 0, NULL, (int32_t)(first + i), NULL, lo, NULL, hi)) a[m++] = (int32_t)(first + i);
+    msort(k, a, a + m, m);
+    memcpy(out, a, m * 4);
+    free(a);
+    *kept = m;
+    return HADOS_OK;
+  }
+  const uint32_t kw = k->kw, rs = kw + 4;
+  uint8_t lorec[SORT_MAX_RADIX_KEY + 4], hirec[SORT_MAX_RADIX_KEY + 4];
+  if (lo >= 0) sort_norm_rows(k, (uint64_t)lo, 1, lorec, rs);
+  if (hi >= 0) sort_norm_rows(k, (uint64_t)hi, 1, hirec, rs);
+  /* room for a fair share and some: a range holding more moves to host
+     memory sized for every row */
+  uint64_t cap = n / 2 + n / 8 + BOUND_CHUNK;
+  if (cap > n) cap = n;
+  soft_block blk = {0};
+  uint8_t *recs, *big = NULL;
+  if (!scratch_alloc(d, &blk, cap * rs * 2 + 8, &recs))
+    return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, kw);
+  for (uint64_t c = 0; c < n; c += BOUND_CHUNK) {
+    const uint64_t cn = n - c < BOUND_CHUNK ? n - c : BOUND_CHUNK;
+    if (m + cn > cap && !big) {
+      if (!(big = malloc(n * rs * 2 + 8))) {
+        scratch_free(d, &blk, recs);
+        return soft_fail(HADOS_E_NOMEM, WHO_SORT ": %llu rows of %u-byte keys: out of host memory", (unsigned long long)n, kw);
+      }
+      memcpy(big, recs, m * rs);
+      scratch_free(d, &blk, recs);
+      recs = big;
+      cap = n;
+    }
+    uint8_t *at = recs + m * rs;
+    sort_norm_rows(k, first + c, cn, at, rs);
+    for (uint64_t i = 0; i < cn; i++) {
+      const int32_t r = (int32_t)(first + c + i);
+      const uint8_t *rec = at + i * rs;
+      if (!in_bounds(k, 1, rec, r, lorec, lo, hirec, hi)) continue;
+      if (recs + m * rs != rec) memmove(recs + m * rs, rec, kw);
+      memcpy(recs + m * rs + kw, &r, 4);
+      m++;
+    }
+  }
+  uint8_t *tmp = recs + cap * rs;
+  if (m) sort_radix_recs(recs, tmp, m, kw);
+  int st = finish_radix(k, recs, m, m, out);
+  if (big) free(big);
+  else scratch_free(d, &blk, recs);
+  if (!st) *kept = m;
   return st;
 }
 
@@ -256,7 +358,7 @@ static int sort_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *r
   int st;
   if ((st = rel_decode(d, WHO_SORT, op->src, len, 1, &k.d))) return st;
   sort_norm_layout(&k);
-  uint64_t first = op->arg[0], end = op->arg[1], lim = op->arg[2];
+  uint64_t first = op->arg[0], end = op->arg[1], lim = op->arg[2], bounds = op->arg[3];
   if (first > end || end > k.d.rows) {
     st = soft_fail(HADOS_E_INVALID, WHO_SORT ": row range [%llu, %llu) outside the %llu rows", (unsigned long long)first,
                    (unsigned long long)end, (unsigned long long)k.d.rows);
@@ -265,6 +367,18 @@ static int sort_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *r
   uint64_t n = end - first, want = lim && lim < n ? lim : n;
   int32_t *out = NULL;
   if ((st = rel_i32s(d, WHO_SORT, "output", op->dst, want, &out))) goto out;
+  if (bounds) { /* HADOS_SORT_BOUNDS: only the rows of one range of the order */
+    const uint32_t l = (uint32_t)bounds, h = (uint32_t)(bounds >> 32) & 0x7fffffffu;
+    const int32_t lo = l == 0xffffffffu ? -1 : (int32_t)l, hi = h == 0x7fffffffu ? -1 : (int32_t)h;
+    if (!(bounds >> 63) || lim || (l != 0xffffffffu && l >= k.d.rows) || (hi >= 0 && (uint64_t)hi >= k.d.rows)) {
+      st = soft_fail(HADOS_E_INVALID, WHO_SORT ": bounds 0x%llx (want bit 63, bound rows below %llu, no limit)", (unsigned long long)bounds,
+                     (unsigned long long)k.d.rows);
+      goto out;
+    }
+    uint64_t kept = 0;
+    if (n && !(st = bounded_sort(d, &k, first, n, lo, hi, out, &kept))) *result = kept;
+    goto out;
+  }
   if (want == 0) goto out;
   if (want * 8 < n) st = top_k(&k, first, end, want, out);
   else st = full_sort(d, &k, first, n, want, out);

@@ -37,5 +37,8 @@ void sort_norm_rows(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *rec
    bytes and tmp as many (scratch); returns recs, holding the sorted
    records, each kw key bytes then the int32 row. */
 uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *recs, uint8_t *tmp);
+/* Sorts n records of recs already normalised (kw key bytes then the int32
+   row each), stably, in place; tmp holds as many bytes (scratch). */
+void sort_radix_recs(uint8_t *recs, uint8_t *tmp, uint64_t n, uint32_t kw);
 
 #endif

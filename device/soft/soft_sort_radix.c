@@ -261,3 +261,5 @@ uint8_t *sort_radix(const sort_keys *k, uint64_t first, uint64_t n, uint8_t *rec
   msd(recs, tmp, n, rs, 0, kw, 1);
   return recs;
 }
+
+void sort_radix_recs(uint8_t *recs, uint8_t *tmp, uint64_t n, uint32_t kw) { msd(recs, tmp, n, kw + 4, 0, kw, 1); }

@@ -15,6 +15,7 @@ func FuzzSortGatherDescriptors(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0}, uint8(1), uint64(1), uint64(2), uint64(1))
 	f.Add([]byte{0xff, 0x10, 0x02, 0x00}, uint8(2), uint64(0), uint64(4), uint64(0))
 	f.Add([]byte{0x18, 0x00, 0x00, 0x00, 0x05}, uint8(0), uint64(2), uint64(1), uint64(9))
+	f.Add([]byte{}, uint8(0), uint64(0), uint64(3), uint64(8|16|32|1<<8|2<<12))
 	f.Fuzz(func(t *testing.T, patch []byte, which uint8, a0, a1, a2 uint64) {
 		e := newEnv(t, "soft:memory=8MiB,cores=1", 4<<20)
 		k := e.putColumn(vcol{vt: device.VTI64, vals: []val{{i: 3}, {null: true}, {i: 1}}}, colEnc{})
@@ -40,7 +41,21 @@ func FuzzSortGatherDescriptors(f *testing.F) {
 		var op device.Op
 		switch which % 3 {
 		case 0:
-			op = device.Op{Code: device.OpSort, Src: da, Len: uint64(len(desc)), Dst: out, Args: [4]uint64{a0 % 8, a1 % 8, a2 % 8}}
+			var bounds uint64 // a bounded SORT (device.SortBounds) for some a2
+			if a2&8 != 0 {
+				lo, hi := uint64(0xffffffff), uint64(0x7fffffff)
+				if a2&16 != 0 {
+					lo = (a2 >> 8) % 4 // 3: past the rows
+				}
+				if a2&32 != 0 {
+					hi = (a2 >> 12) % 4
+				}
+				bounds = device.SortBounds | hi<<32 | lo
+				if a2&64 != 0 {
+					bounds = a2 >> 16 // raw
+				}
+			}
+			op = device.Op{Code: device.OpSort, Src: da, Len: uint64(len(desc)), Dst: out, Args: [4]uint64{a0 % 8, a1 % 8, a2 % 8, bounds}}
 		case 1:
 			op = device.Op{Code: device.OpMerge, Src: da, Len: uint64(len(desc)), Dst: out, Args: [4]uint64{uint64(ra), a0 % 5, uint64(ra) + 8, a1 % 3}}
 		default:
