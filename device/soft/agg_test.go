@@ -421,6 +421,29 @@ func TestAggUnhintedKeyEdges(t *testing.T) {
 		{"doubles", []uint32{vtF64}, func(k, i int) aggVal {
 			return aggVal{F: []float64{math.NaN(), -math.NaN(), math.Copysign(0, -1), 0, 1, math.Inf(-1)}[i%6]}
 		}},
+		// key codes (fast_codes) hold for the first vectors, then a column
+		// outgrows its codes or a string its word: the state goes on hashing
+		{"few then many ints", []uint32{vtStr, vtI32}, func(k, i int) aggVal {
+			if k == 0 {
+				return aggVal{S: []string{"A", "N", "R"}[i%3], Null: i%11 == 0}
+			}
+			if i < 2749 {
+				return aggVal{I: int64(i % 4), Null: i%13 == 0}
+			}
+			return aggVal{I: int64(i % 100)}
+		}},
+		{"one key up to its code limit", []uint32{vtI64}, func(k, i int) aggVal {
+			if i < 4797 {
+				return aggVal{I: int64(i%255) - 100, Null: i%17 == 0}
+			}
+			return aggVal{I: int64(i % 300)}
+		}},
+		{"short then long strings", []uint32{vtStr, vtStr}, func(k, i int) aggVal {
+			if k == 1 && i >= 2749 && i%5 == 0 {
+				return aggVal{S: "12345678"}
+			}
+			return aggVal{S: []string{"", "x", "abcd", "abcdefg", "abcdefG"}[(i*(k+1))%5]}
+		}},
 		{"bools and wide", []uint32{vtBool, vtI128}, func(k, i int) aggVal {
 			if k == 0 {
 				return aggVal{I: int64(i % 2)}

@@ -49,7 +49,10 @@
  *    that, a row memo (raw key words: numbers, short strings' bytes, long
  *    strings' views; valid for one update) lets rows of few groups skip
  *    hashing and comparing entirely;
- *    it backs off when it stops hitting.
+ *    it backs off when it stops hitting. In front of the memo, key codes
+ *    (fast_codes: each key column's few distinct values numbered for the
+ *    life of the state, a row's codes indexing its group id) group rows of
+ *    up to four low-cardinality keys without hashing at all.
  * Grouping normalises doubles (every NaN is one value, -0.0 is 0.0, as Spark
  * does) and treats null as one more value of each key column.
  *
@@ -155,6 +158,18 @@ typedef struct memo_ent {
   uint64_t w[2 * MEMO_KEYS];
 } memo_ent;
 
+/* A key code slot of the hash path's code tables (fast_codes): a key
+   value's raw word and its code + 1 (0: empty). */
+#define FAST_KEYS 4u
+#define FAST_IDX_BITS 10u
+#define FAST_SLOTS 512u
+typedef struct fast_slot {
+  uint64_t w;
+  uint32_t code1, pad;
+} fast_slot;
+
+#define FEW_CACHE 4u
+
 typedef struct pcache_ent {
   const uint8_t *p;
   uint32_t len, code;
@@ -166,6 +181,7 @@ struct soft_agg_state {
   soft_device *d;
   uint64_t budget, held;
   uint32_t n_keys, n_aggs, rec_size, perfect;
+  uint32_t rows_only; /* no keys, and every aggregate is count(*) */
   key_col keys[16];
   agg_col aggs[64];
   agg_block self, recs, table, arena, pindex;
@@ -180,13 +196,20 @@ struct soft_agg_state {
   uint16_t prows[HADOS_VECTOR_SIZE];
   uint32_t pstart[64 + 1];
   uint32_t part_ok;
-  /* fold_few's last per-group sums: of register data few_cache_data (type
-     few_cache_vt) in this update when few_cache_ok */
-  uint32_t few_cache_ok, few_cache_vt;
-  const void *few_cache_data;
-  const uint8_t *few_cache_valid; /* NULL: all valid */
-  i128 few_acc[64];
-  uint8_t few_any[64];
+  /* fold_few's per-group sums of this update's last FEW_CACHE summed
+     registers: entry c holds those of register data few_cache_data[c]
+     (type few_cache_vt[c]); few_cache_n entries are valid */
+  uint32_t few_cache_n, few_cache_next;
+  uint32_t few_cache_vt[FEW_CACHE];
+  const void *few_cache_data[FEW_CACHE];
+  const uint8_t *few_cache_valid[FEW_CACHE]; /* NULL: all valid */
+  i128 few_acc[FEW_CACHE][64];
+  uint8_t few_any[FEW_CACHE][64];
+  /* key codes of the hash path (see fast_codes) */
+  uint32_t fast_ok, fast_bits;
+  uint32_t fast_n[FAST_KEYS], fast_null[FAST_KEYS];
+  fast_slot fslots[FAST_SLOTS];
+  uint32_t fast_gid[1u << FAST_IDX_BITS];
   /* row memo of the hash path (see memo_rows) */
   uint32_t memo_ok, memo_skip;
   uint64_t memo_gen;
@@ -518,6 +541,8 @@ static int find_perfect(soft_agg_state *st, const key_src *s, uint32_t idx, uint
   return e;
 }
 
+static void fast_setup(soft_agg_state *st);
+
 /* Leaves perfect hashing for good: hashes every record into a new table
    and releases the index and the string dictionaries. */
 static int switch_to_hash(soft_agg_state *st) {
@@ -533,6 +558,7 @@ static int switch_to_hash(soft_agg_state *st) {
   blk_drop(st, &st->pindex);
   for (uint32_t k = 0; k < st->n_keys; k++) blk_drop(st, &st->keys[k].dict);
   st->perfect = 0;
+  fast_setup(st);
   return HADOS_OK;
 }
 
@@ -685,6 +711,8 @@ static void snap_restore(soft_agg_state *st, const agg_snap *s) {
     uint64_t n = st->table.bytes / 8;
     for (uint64_t i = 0; i < n; i++)
       if (tab[i] && (uint32_t)tab[i] > s->n_groups) tab[i] = 0;
+    for (uint32_t i = 0; i < (1u << FAST_IDX_BITS); i++)
+      if (st->fast_gid[i] > s->n_groups) st->fast_gid[i] = 0;
   }
   st->n_groups = s->n_groups;
   st->arena_used = s->arena_used;
@@ -945,8 +973,16 @@ static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r,
 static void partition_few(soft_agg_state *st, uint32_t m) {
   const uint64_t ng = st->n_groups;
   st->part_ok = 0;
-  st->few_cache_ok = 0;
+  st->few_cache_n = 0;
+  st->few_cache_next = 0;
   if (ng > FEW_GROUPS || m < 4 * ng) return;
+  if (ng == 1) { /* a global aggregate (or one group so far): the rows as they are */
+    memcpy(st->prows, st->rows, m * sizeof(uint16_t));
+    st->pstart[0] = 0;
+    st->pstart[1] = m;
+    st->part_ok = 1;
+    return;
+  }
   uint32_t cnt[PART_WAYS][FEW_GROUPS];
   memset(cnt, 0, sizeof cnt);
   const uint32_t *gids = st->gids;
@@ -1039,24 +1075,67 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
   const uint64_t ng = st->n_groups;
   const uint32_t kind = a->kind;
   if (!st->part_ok) return 0;
+  if (kind == A_SUM_F64 && ng == 1 && a->in_vt == HADOS_VT_F64) {
+    /* one group: its rows in input order (partition_few keeps them so),
+       added in a register in the same order as row by row, so the sum is
+       the same to the bit */
+    const reg_view r = view_of(r1);
+    const double *x = r.data;
+    const uint16_t *pr = st->prows;
+    uint8_t *rec = st->recs.p, *v = rec + a->voff, *s = rec + a->soff;
+    double acc;
+    memcpy(&acc, v, 8);
+    uint32_t nv = 0;
+    if (r.all_valid) {
+      for (uint32_t j = 0; j < m; j++) acc += x[pr[j]];
+      nv = m;
+    } else {
+      for (uint32_t j = 0; j < m; j++) {
+        const uint32_t row = pr[j];
+        if (r.valid[row]) {
+          acc += x[row];
+          nv++;
+        }
+      }
+    }
+    if (nv) {
+      memcpy(v, &acc, 8);
+      *s |= ST_VALID;
+    }
+    return 1;
+  }
   if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
   if (kind != A_COUNT_ROWS && a->in_vt != HADOS_VT_I32 && a->in_vt != HADOS_VT_I64 && a->in_vt != HADOS_VT_I128) return 0;
   const reg_view r = view_of(r1);
   if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m)) return 0;
   /* Q1 sums a column for sum() and again for avg(): the sums of the same
      register in this update are computed once (the cache holds the last
-     one's per-group results) */
+     FEW_CACHE registers' per-group results) */
   const int sums = kind == A_SUM_INT || kind == A_SUM_DEC;
-  const int reuse = sums && st->few_cache_ok && st->few_cache_data == r.data && st->few_cache_vt == a->in_vt &&
-                    st->few_cache_valid == (r.all_valid ? NULL : r.valid);
+  const uint8_t *rvalid = r.all_valid ? NULL : r.valid;
+  uint32_t c = 0;
+  while (c < st->few_cache_n && !(st->few_cache_data[c] == r.data && st->few_cache_vt[c] == a->in_vt && st->few_cache_valid[c] == rvalid))
+    c++;
+  const int reuse = sums && c < st->few_cache_n;
+  if (sums && !reuse) { /* a new entry (the oldest goes when all are taken) */
+    if (st->few_cache_n < FEW_CACHE) {
+      c = st->few_cache_n++;
+    } else {
+      c = st->few_cache_next;
+      st->few_cache_next = (c + 1) % FEW_CACHE;
+    }
+    st->few_cache_data[c] = r.data;
+    st->few_cache_vt[c] = a->in_vt;
+    st->few_cache_valid[c] = rvalid;
+  }
   for (uint64_t g = 0; g < ng; g++) {
     const uint16_t *pr = st->prows + st->pstart[g];
     const uint32_t n = st->pstart[g + 1] - st->pstart[g];
     i128 acc = 0;
     uint8_t any = 0;
     if (reuse) {
-      acc = st->few_acc[g];
-      any = st->few_any[g];
+      acc = st->few_acc[c][g];
+      any = st->few_any[c][g];
     } else if (kind == A_COUNT_ROWS) {
       acc = n;
     } else if (kind == A_COUNT) {
@@ -1067,8 +1146,8 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
       acc = few_sum(r, a->in_vt, pr, n, &any);
     }
     if (sums) {
-      st->few_acc[g] = acc;
-      st->few_any[g] = any;
+      st->few_acc[c][g] = acc;
+      st->few_any[c][g] = any;
     }
     uint8_t *rec = st->recs.p + g * st->rec_size, *v = rec + a->voff, *s = rec + a->soff;
     switch (kind) {
@@ -1087,12 +1166,6 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
         }
         break;
     }
-  }
-  if (sums) {
-    st->few_cache_ok = 1;
-    st->few_cache_data = r.data;
-    st->few_cache_vt = a->in_vt;
-    st->few_cache_valid = r.all_valid ? NULL : r.valid;
   }
   return 1;
 }
@@ -1365,9 +1438,12 @@ int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget,
     e = blk_resize(st, &st->recs, st->cap_groups * st->rec_size, 0, "group records");
   }
   if (!e && !st->perfect && st->n_keys) e = blk_resize(st, &st->table, TABLE_MIN * 8, 0, "hash table");
+  if (!e) fast_setup(st);
   if (!e && st->n_keys == 0) { /* the one global group */
     memset(st->recs.p, 0, st->rec_size);
     st->n_groups = 1;
+    st->rows_only = 1;
+    for (uint32_t j = 0; j < st->n_aggs; j++) st->rows_only &= st->aggs[j].kind == A_COUNT_ROWS;
   }
   if (e) {
     state_release(st);
@@ -1406,8 +1482,12 @@ static int update_check(const soft_agg_state *st, const soft_reg *const *keys, c
   if (v->n > HADOS_VECTOR_SIZE) return soft_fail(HADOS_E_INVALID, "soft agg: update: vector of %u rows, at most %u", v->n, HADOS_VECTOR_SIZE);
   if (v->sel) {
     if (v->sel_n > v->n) return soft_fail(HADOS_E_INVALID, "soft agg: update: %u selected rows of %u", v->sel_n, v->n);
-    for (uint32_t i = 0; i < v->sel_n; i++)
-      if (v->sel[i] >= v->n) return soft_fail(HADOS_E_INVALID, "soft agg: update: selected row %u of a %u-row vector", v->sel[i], v->n);
+    const uint16_t *sel = v->sel;
+    const uint32_t sn = v->sel_n, n = v->n;
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < sn; i++) bad |= sel[i] >= n; /* branchless: vectorised */
+    for (uint32_t i = 0; bad && i < sn; i++)
+      if (sel[i] >= n) return soft_fail(HADOS_E_INVALID, "soft agg: update: selected row %u of a %u-row vector", sel[i], n);
   }
   for (uint32_t k = 0; k < st->n_keys; k++)
     if ((e = check_reg(keys ? keys[k] : NULL, st->keys[k].vt, "key", k))) return e;
@@ -1612,6 +1692,145 @@ static uint32_t memo_rows(soft_agg_state *st, const soft_reg *const *keys, uint3
   return i;
 }
 
+/* ---------------------------------------------------------------- hashing: key codes
+ * Before the memo, an update of one to FAST_KEYS keys (no I128) of few
+ * distinct values tries key codes: each key column numbers its distinct
+ * raw words (a number's bits, a string of at most 7 bytes packed with its
+ * length; null has its own code) in first-seen order in a small
+ * open-addressing table that lives as long as the state, and a row's codes
+ * concatenated (fast_bits each, FAST_IDX_BITS in all) index a table of
+ * group ids. Equal raw words are equal keys, so a row whose code tuple has
+ * a group id needs no hashing and no key comparison; a tuple seen for the
+ * first time is looked up (or inserted) through find_hash in row order, so
+ * groups keep their first-seen order (two tuples may name one group: -0.0
+ * and 0.0). A column with more distinct values than its codes hold, or a
+ * longer string, turns the path off for good before any group changes
+ * (the vector goes on through the memo and the vectorised lookup).
+ */
+static void fast_setup(soft_agg_state *st) {
+  static const uint32_t bits[FAST_KEYS + 1] = {0, 8, 5, 3, 2};
+  st->fast_ok = 0;
+  if (st->perfect || st->n_keys == 0 || st->n_keys > FAST_KEYS) return;
+  for (uint32_t k = 0; k < st->n_keys; k++)
+    if (st->keys[k].vt == HADOS_VT_I128) return;
+  st->fast_bits = bits[st->n_keys];
+  memset(st->fast_n, 0, sizeof st->fast_n);
+  memset(st->fast_null, 0, sizeof st->fast_null);
+  memset(st->fslots, 0, sizeof st->fslots);
+  memset(st->fast_gid, 0, sizeof st->fast_gid);
+  st->fast_ok = 1;
+}
+
+/* A string of at most 7 bytes as one word: its bytes (exact for its
+   length) below bit 56, length + 1 above. */
+AI uint64_t fast_str_word(const soft_str *sv) {
+  uint32_t n = sv->len;
+  const uint8_t *p = sv->ptr;
+  uint64_t w;
+  if (n >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    w = a | (uint64_t)b << (8 * (n - 4));
+  } else {
+    w = n ? p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16 : 0;
+  }
+  return w | (uint64_t)(n + 1) << 56;
+}
+
+/* Stores key k's code counts back; returns ret. */
+static inline int fast_store(soft_agg_state *st, uint32_t k, uint32_t n, uint32_t nullc, int ret) {
+  st->fast_n[k] = n;
+  st->fast_null[k] = nullc;
+  return ret;
+}
+
+/* Numbers the selected rows' code tuples into st->idx; 0 when a column
+   has too many distinct values or a long string (nothing else changed). */
+static int fast_codes(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  uint32_t *idx = st->idx;
+  const uint16_t *rows = st->rows;
+  const uint32_t bits = st->fast_bits, cap = 1u << bits, smask = (2u << bits) - 1, hsh = 64 - (bits + 1);
+  for (uint32_t k = 0; k < st->n_keys; k++) {
+    const soft_reg *r = keys[k];
+    fast_slot *tab = st->fslots + k * (2u << bits);
+    /* locals, stored back below: the loop's stores may alias the state */
+    uint32_t nk = st->fast_n[k], nullc = st->fast_null[k];
+    const uint32_t sh = k ? bits : 0, all_valid = r->all_valid;
+    const uint8_t *valid = r->valid;
+#define FAST_LOOP(WORD, OK)                                                  \
+  for (uint32_t i = 0; i < m; i++) {                                         \
+    const uint32_t row = rows[i];                                            \
+    uint32_t code;                                                           \
+    if (!(all_valid || valid[row])) {                                        \
+      if (!nullc) {                                                          \
+        if (nk == cap) return fast_store(st, k, nk, nullc, 0);               \
+        nullc = ++nk;                                                        \
+      }                                                                      \
+      code = nullc - 1;                                                      \
+    } else {                                                                 \
+      if (!(OK)) return fast_store(st, k, nk, nullc, 0);                     \
+      const uint64_t w = (WORD);                                             \
+      uint32_t j = (uint32_t)((w * 0x9e3779b97f4a7c15ULL) >> hsh);           \
+      for (;; j = (j + 1) & smask) {                                         \
+        if (tab[j].code1 && tab[j].w == w) break;                            \
+        if (!tab[j].code1) {                                                 \
+          if (nk == cap) return fast_store(st, k, nk, nullc, 0);             \
+          tab[j].w = w;                                                      \
+          tab[j].code1 = ++nk;                                               \
+          break;                                                             \
+        }                                                                    \
+      }                                                                      \
+      code = tab[j].code1 - 1;                                               \
+    }                                                                        \
+    idx[i] = (k ? idx[i] << sh : 0) | code;                                  \
+  }                                                                          \
+  break;
+    switch (st->keys[k].vt) {
+      case HADOS_VT_STR: {
+        const soft_str *sv = (const soft_str *)r->data;
+        FAST_LOOP(fast_str_word(&sv[row]), sv[row].len <= 7)
+      }
+      case HADOS_VT_I32: {
+        const int32_t *x = (const int32_t *)r->data;
+        FAST_LOOP((uint32_t)x[row], 1)
+      }
+      case HADOS_VT_I64:
+      case HADOS_VT_F64: {
+        const uint64_t *x = (const uint64_t *)r->data;
+        FAST_LOOP(x[row], 1)
+      }
+      case HADOS_VT_BOOL: {
+        const uint8_t *x = (const uint8_t *)r->data;
+        FAST_LOOP(x[row] != 0, 1)
+      }
+      default: return 0;
+    }
+#undef FAST_LOOP
+    fast_store(st, k, nk, nullc, 1);
+  }
+  return 1;
+}
+
+/* Groups the selected rows by their code tuples (st->idx). */
+static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  key_src s = {.regs = keys};
+  const uint32_t *idx = st->idx;
+  uint32_t *fg = st->fast_gid;
+  for (uint32_t i = 0; i < m; i++) {
+    uint32_t t = fg[idx[i]];
+    if (t) {
+      st->gids[i] = t - 1;
+      continue;
+    }
+    s.row = st->rows[i];
+    int e = find_hash(st, &s, hash_src(st, &s), &st->gids[i]);
+    if (e) return e;
+    fg[idx[i]] = st->gids[i] + 1;
+  }
+  return HADOS_OK;
+}
+
 /* Finds (or inserts) the group of every selected row into st->gids. */
 static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
   int e;
@@ -1631,6 +1850,10 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
       return HADOS_OK;
     }
     if ((e = switch_to_hash(st))) return e;
+  }
+  if (st->fast_ok) {
+    if (fast_codes(st, keys, m)) return fast_rows(st, keys, m);
+    st->fast_ok = 0;
   }
   uint32_t from = 0;
   if (st->memo_ok) {
@@ -1659,6 +1882,10 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
   if (e) return e;
   uint32_t m = v->sel ? v->sel_n : v->n;
   if (m == 0) return HADOS_OK;
+  if (st->rows_only) { /* count(*)s of a global aggregate: the number of rows is all they need */
+    for (uint32_t j = 0; j < st->n_aggs; j++) *(int64_t *)(st->recs.p + st->aggs[j].voff) += m;
+    return HADOS_OK;
+  }
   if (v->sel)
     memcpy(st->rows, v->sel, m * sizeof(uint16_t));
   else

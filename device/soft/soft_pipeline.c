@@ -18,8 +18,9 @@
  * within each column's length; the validity bitmap, values, string
  * offsets, dictionary offsets and string bytes that the rows touch lie in
  * device memory (soft_range, E_FAULT otherwise); string offsets are
- * non-decreasing over the touched rows. The sink's output columns or
- * aggregation state are checked the same way.
+ * non-decreasing over the touched rows (a column no COLUMN instruction
+ * loads is checked for its type, flags and length only). The sink's
+ * output columns or aggregation state are checked the same way.
  *
  * Execute. Rows [row_begin, row_end) go through in vectors of up to
  * HADOS_VECTOR_SIZE rows: the selection starts as all rows, instructions
@@ -663,6 +664,18 @@ static int dev_ptr(soft_device *d, const char *who, uint64_t addr, uint64_t len,
 static int check_offsets(const char *who, uint32_t j, const char *what, const uint8_t *offs, uint32_t w, uint64_t first, uint64_t last, uint64_t *end) {
   int64_t prev = w == 4 ? ld_i32(offs + first * 4) : ld_i64(offs + first * 8);
   if (prev < 0) return CBAD(j, "%s offset %llu is negative (%lld)", what, (unsigned long long)first, (long long)prev);
+  { /* the common case in one branchless (vectorisable) pass; the loop
+       below finds the entry to name */
+    uint64_t bad = 0;
+    if (w == 4)
+      for (uint64_t i = first + 1; i <= last; i++) bad |= ld_i32(offs + i * 4) < ld_i32(offs + i * 4 - 4);
+    else
+      for (uint64_t i = first + 1; i <= last; i++) bad |= ld_i64(offs + i * 8) < ld_i64(offs + i * 8 - 8);
+    if (!bad) {
+      *end = (uint64_t)(w == 4 ? ld_i32(offs + last * 4) : ld_i64(offs + last * 8));
+      return HADOS_OK;
+    }
+  }
   for (uint64_t i = first + 1; i <= last; i++) {
     int64_t o = w == 4 ? ld_i32(offs + i * 4) : ld_i64(offs + i * 8);
     if (o < prev)
@@ -1029,7 +1042,14 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   int st = decode(&P, d, desc, size);
   if (!st && row_begin > row_end)
     st = BAD("row range [%llu, %llu) is reversed", (unsigned long long)row_begin, (unsigned long long)row_end);
-  for (uint32_t j = 0; !st && j < P.h.n_columns; j++) st = soft_col_bind(d, "pipeline", j, &P.cols[j], row_begin, row_end);
+  /* a column no instruction loads is checked for its type, flags and
+     length only: its buffers (a string column's offsets are read to be
+     checked) are never touched */
+  uint8_t loaded[HADOS_MAX_COLUMNS] = {0};
+  for (uint32_t i = 0; !st && i < P.h.n_insns; i++)
+    if (P.steps[i].in.op == HADOS_K_COLUMN) loaded[P.steps[i].in.p1] = 1;
+  for (uint32_t j = 0; !st && j < P.h.n_columns; j++)
+    st = soft_col_bind(d, "pipeline", j, &P.cols[j], loaded[j] ? row_begin : row_end, row_end);
   if (!st && P.h.sink == HADOS_SINK_PROJECT) st = bind_project(&P, sink_addr);
   if (!st && P.h.sink == HADOS_SINK_AGG && !(P.agg_state = soft_agg_from_addr(d, sink_addr)))
     st = BAD("sink state 0x%llx is not an aggregation state of this device", (unsigned long long)sink_addr);

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/operators/expr"
@@ -19,6 +20,13 @@ type Builder struct {
 	storage []device.VType   // their physical storage, where it differs from VTypeOf
 	p       device.Pipeline
 	colReg  map[int]uint16
+	// done maps an expression's structure (exprKey) to the register
+	// already holding it: a subexpression used twice (Q1's
+	// price*(1-discount) in two sums) is computed once. Registers are
+	// written once and a vector's selection only shrinks, so a register
+	// computed earlier holds every row a later instruction reads.
+	done map[string]reg
+	keys map[*expr.Expr]string
 }
 
 // NewBuilder starts a pipeline over input columns of these types, stored
@@ -111,7 +119,49 @@ func unsupported(e *expr.Expr, why string) error {
 	return &Unsupported{Code: ReasonExpression, Msg: fmt.Sprintf("%s: %s", e, why)}
 }
 
+// exprKey is a string that two expressions share exactly when they have
+// the same operation, result type, column, literal value and arguments.
+func (b *Builder) exprKey(e *expr.Expr) string {
+	if k, ok := b.keys[e]; ok {
+		return k
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "(%d %d/%d/%d/%q", e.Op, e.Type.Kind, e.Type.Precision, e.Type.Scale, e.Type.Name)
+	switch e.Op {
+	case expr.OpColumn:
+		fmt.Fprintf(&sb, " c%d", e.Col)
+	case expr.OpLiteral:
+		fmt.Fprintf(&sb, " %T %q", e.Value, e.String())
+	}
+	for _, a := range e.Args {
+		sb.WriteByte(' ')
+		sb.WriteString(b.exprKey(a))
+	}
+	sb.WriteByte(')')
+	k := sb.String()
+	if b.keys == nil {
+		b.keys = map[*expr.Expr]string{}
+	}
+	b.keys[e] = k
+	return k
+}
+
 func (b *Builder) compile(e *expr.Expr) (reg, error) {
+	k := b.exprKey(e)
+	if r, ok := b.done[k]; ok {
+		return r, nil
+	}
+	r, err := b.compileNew(e)
+	if err == nil {
+		if b.done == nil {
+			b.done = map[string]reg{}
+		}
+		b.done[k] = r
+	}
+	return r, err
+}
+
+func (b *Builder) compileNew(e *expr.Expr) (reg, error) {
 	vt, err := VTypeOf(e.Type)
 	if err != nil && e.Op != expr.OpUnscaledValue {
 		return reg{}, err

@@ -201,3 +201,56 @@ func TestConstants(t *testing.T) {
 		t.Error("a 131-bit decimal literal encoded")
 	}
 }
+
+// A subexpression used twice (Q1's price*(1-discount), summed alone and
+// inside the charge) is computed once; equal-looking expressions of other
+// types, columns or literals are not merged.
+func TestCompileSharesSubexpressions(t *testing.T) {
+	price, disc, tax := expr.Column(0, "p", tDec152), expr.Column(1, "d", tDec152), expr.Column(2, "t", tDec152)
+	one := expr.Decimal(1, 1, 0)
+	dp := func() *expr.Expr {
+		return call(expr.OpMul, types.DecimalOf(32, 4), price, call(expr.OpSub, types.DecimalOf(16, 2), one, disc))
+	}
+	b := NewBuilder([]types.DataType{tDec152, tDec152, tDec152})
+	r1, err := b.Expr(dp())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := b.Expr(call(expr.OpMul, types.DecimalOf(38, 6), dp(), call(expr.OpAdd, types.DecimalOf(16, 2), one, tax)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3, err := b.Expr(dp())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// not the same: another literal, another column
+	r4, err := b.Expr(call(expr.OpMul, types.DecimalOf(32, 4), price, call(expr.OpSub, types.DecimalOf(16, 2), expr.Decimal(2, 1, 0), disc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r5, err := b.Expr(call(expr.OpMul, types.DecimalOf(32, 4), tax, call(expr.OpSub, types.DecimalOf(16, 2), one, disc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1 != r3 || r1 == r2 || r4 == r1 || r5 == r1 || r5 == r4 {
+		t.Fatalf("registers %d %d %d %d %d: want the first and third equal, the rest distinct", r1, r2, r3, r4, r5)
+	}
+	p, err := b.Pipeline(make([]device.Column, 3), device.SinkProject, []uint16{r1, r2, r3, r4, r5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muls, subs int
+	for _, in := range p.Insns {
+		switch in.Op {
+		case device.KDecMul:
+			muls++
+		case device.KDecSub:
+			subs++
+		}
+	}
+	// dp, dp*(1+t), p*(2-d), t*(1-d); 1-d and 2-d
+	if muls != 4 || subs != 2 {
+		t.Fatalf("%d DEC_MUL and %d DEC_SUB, want 4 and 2:\n%+v", muls, subs, p.Insns)
+	}
+}

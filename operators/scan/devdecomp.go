@@ -43,9 +43,13 @@ type devDecomp struct {
 	closed bool
 }
 
-// deviceDecompression switches device decompression (tests and
-// same-run comparisons turn it off).
-var deviceDecompression = true
+// deviceDecompression switches device decompression. It is off: with it
+// on, four concurrent TPC-H Q6 tasks on two 64 MiB software DPUs (the C
+// ABI's tests) ran the devices out of memory, the page buffers it holds in
+// device memory not being bounded by what the operators above still need;
+// and it saved only ~3% of the scan's CPU (docs/PERFORMANCE.md). Its tests
+// and same-run comparisons turn it on.
+var deviceDecompression = false
 
 // newDevDecomp returns the device decompressor of a scan decoding into a,
 // or nil when a is not a host-visible device's allocator.

@@ -70,6 +70,7 @@ func scanDevice(t *testing.T, opt Options) ([]string, int64) {
 // parallelism (1 included) and batch size, and decodes exactly what the
 // host path decodes; other codecs and layouts take the host path.
 func TestDeviceDecompressionEqualsHost(t *testing.T) {
+	withDeviceDecompression(t, true)
 	twoProcs(t)
 	dir := t.TempDir()
 	cases := []struct {
@@ -119,8 +120,7 @@ func TestDeviceDecompressionEqualsHost(t *testing.T) {
 // TestDeviceDecompressionOff: with device decompression switched off a
 // device allocator's scan takes the host path.
 func TestDeviceDecompressionOff(t *testing.T) {
-	deviceDecompression = false
-	defer func() { deviceDecompression = true }()
+	withDeviceDecompression(t, false)
 	path := filepath.Join(t.TempDir(), "f.parquet")
 	inflateFile(t, path, parquet.WithCompression(compress.Codecs.Snappy))
 	rows, pages := scanDevice(t, Options{Files: []string{path}, Columns: testColumns, Parallelism: 1, Alloc: testDeviceAlloc(t)})
@@ -133,6 +133,7 @@ func TestDeviceDecompressionOff(t *testing.T) {
 // is an ErrCorrupt error naming the file and row group, at parallelism 1
 // and with helpers, and nothing stays allocated.
 func TestDeviceDecompressionCorruptPage(t *testing.T) {
+	withDeviceDecompression(t, true)
 	twoProcs(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "good.parquet")
@@ -161,6 +162,7 @@ func TestDeviceDecompressionCorruptPage(t *testing.T) {
 // decompresses returns the context's error and leaves nothing allocated
 // (testDeviceAlloc) and no goroutine running (TestMain).
 func TestDeviceDecompressionCancel(t *testing.T) {
+	withDeviceDecompression(t, true)
 	dir := t.TempDir()
 	var files []string
 	for i := range 4 {
@@ -195,4 +197,11 @@ func TestDeviceDecompressionCancel(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// withDeviceDecompression switches device decompression for one test.
+func withDeviceDecompression(t *testing.T, on bool) {
+	old := deviceDecompression
+	deviceDecompression = on
+	t.Cleanup(func() { deviceDecompression = old })
 }

@@ -53,10 +53,13 @@
 // arrow-go writes every byte it reads (decodealloc.go says why that holds;
 // tests poison such memory). Page reading and decompression scratch live on
 // the Go heap, recycled across column chunks, row groups and scans
-// (pagealloc.go), except on a host-visible device: there the pages of
-// snappy and lz4_raw chunks are read into device memory and decompressed by
-// the device (OpDecompress, one program per page; devdecomp.go), through
-// the virtual file of inflate.go, at every parallelism.
+// (pagealloc.go). On a host-visible device the pages of snappy and lz4_raw
+// chunks can instead be read into device memory and decompressed by the
+// device (OpDecompress, one program per page; devdecomp.go), through the
+// virtual file of inflate.go, at every parallelism. That path is switched
+// off for now: the page buffers it holds in device memory are not bounded
+// by what the operators above still need (four concurrent Q6 tasks on two
+// 64 MiB devices ran out of memory), and it saved only ~3% of the CPU.
 //
 // Output types follow types.ToArrow: decimals of precision <= 18 are
 // decimal64 — INT64 ones are decoded as their unscaled integers and
