@@ -407,24 +407,7 @@ func TestHashJoinDeviceInputs(t *testing.T) {
 		for _, typ := range joinTypes {
 			for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
 				t.Run(fmt.Sprintf("%s/%s/%s", c.name, typ, build), func(t *testing.T) {
-					j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), sc.spec(typ, build))
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := operators.Collect(context.Background(), j)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer releaseAll(got)
-					for _, r := range got {
-						if !r.Schema().Equal(j.Schema()) {
-							t.Fatalf("batch schema %s, operator's %s", r.Schema(), j.Schema())
-						}
-					}
-					g, w := sortedKeys(rowsOf(got)), sortedKeys(sc.reference(typ, left, right))
-					if !slices.Equal(g, w) {
-						t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
-					}
+					checkJoin(t, tgt, lrecs, rrecs, sc.spec(typ, build), sc.reference(typ, left, right))
 				})
 			}
 		}

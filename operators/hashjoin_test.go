@@ -290,26 +290,7 @@ func TestHashJoinDifferential(t *testing.T) {
 				for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
 					name := fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build)
 					t.Run(name, func(t *testing.T) {
-						spec := sc.spec(typ, build)
-						j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got, err := operators.Collect(context.Background(), j)
-						if err != nil {
-							t.Fatal(err)
-						}
-						defer releaseAll(got)
-						for _, r := range got {
-							if !r.Schema().Equal(j.Schema()) {
-								t.Fatalf("batch schema %s, operator's %s", r.Schema(), j.Schema())
-							}
-						}
-						want := sc.reference(typ, left, right)
-						g, w := sortedKeys(rowsOf(got)), sortedKeys(want)
-						if !slices.Equal(g, w) {
-							t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
-						}
+						checkJoin(t, tgt, lrecs, rrecs, sc.spec(typ, build), sc.reference(typ, left, right))
 					})
 				}
 			}
@@ -391,5 +372,29 @@ func TestHashJoinQuotaWithoutSpill(t *testing.T) {
 	_, err = operators.Collect(context.Background(), j)
 	if err == nil || !strings.Contains(err.Error(), "HashJoin") || !errors.Is(err, hmem.ErrQuotaExceeded) {
 		t.Fatalf("want a HashJoin quota error, got %v", err)
+	}
+}
+
+// checkJoin joins lrecs and rrecs (joinSchema batches) by spec on tgt and
+// compares the rows, in any order, with want.
+func checkJoin(t *testing.T, tgt *operators.Target, lrecs, rrecs []arrow.Record, spec operators.JoinSpec, want []refRow) {
+	t.Helper()
+	j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := operators.Collect(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseAll(got)
+	for _, r := range got {
+		if !r.Schema().Equal(j.Schema()) {
+			t.Fatalf("batch schema %s, operator's %s", r.Schema(), j.Schema())
+		}
+	}
+	g, w := sortedKeys(rowsOf(got)), sortedKeys(want)
+	if !slices.Equal(g, w) {
+		t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
 	}
 }

@@ -201,30 +201,9 @@ func TestSortDifferential(t *testing.T) {
 		ran := 0
 		for seed := 0; seed < seeds; seed++ {
 			rng := rand.New(rand.NewPCG(uint64(seed), 11))
-			schema := expr.RandomSchema(rng, 1+rng.IntN(4))
-			rows := []int{0, 1, 50, 3000, 40000}[seed%5]
-			recs := randomBatches(rng, schema, rows, nullFracs[seed%3])
-			keys := randomKeys(rng, schema, seed%2 == 1)
-			want := refSortRows(rowsOf(recs), keyValues(t, recs, keys), keys)
-			op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
-			releaseAll(recs)
-			if err != nil {
-				t.Fatal(err)
+			if checkRandomSort(ctx, t, tgt, rng, []int{0, 1, 50, 3000, 40000}[seed%5], seed, mode) {
+				ran++
 			}
-			out, err := operators.Collect(ctx, op)
-			var u *pipeline.Unsupported
-			if errors.As(err, &u) {
-				continue
-			}
-			if err != nil {
-				t.Fatalf("%s seed %d: %v", mode, seed, err)
-			}
-			got := rowsOf(out)
-			releaseAll(out)
-			if err := compareRows(got, want); err != nil {
-				t.Fatalf("%s seed %d (%d rows, keys %v): %v", mode, seed, rows, keys, err)
-			}
-			ran++
 		}
 		if ran < seeds/2 {
 			t.Fatalf("only %d of %d cases ran", ran, seeds)
@@ -383,29 +362,7 @@ func TestSortPartitioned(t *testing.T) {
 		tgt := newTarget(t, "soft:memory=256MiB,"+cfg)
 		for seed := range 8 {
 			rng := rand.New(rand.NewPCG(uint64(seed), 21))
-			schema := expr.RandomSchema(rng, 1+rng.IntN(4))
-			rows := 33000 + rng.IntN(20000)
-			recs := randomBatches(rng, schema, rows, nullFracs[seed%3])
-			keys := randomKeys(rng, schema, seed%2 == 1)
-			want := refSortRows(rowsOf(recs), keyValues(t, recs, keys), keys)
-			op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
-			releaseAll(recs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := operators.Collect(ctx, op)
-			var u *pipeline.Unsupported
-			if errors.As(err, &u) {
-				continue
-			}
-			if err != nil {
-				t.Fatalf("%s seed %d: %v", cfg, seed, err)
-			}
-			got := rowsOf(out)
-			releaseAll(out)
-			if err := compareRows(got, want); err != nil {
-				t.Fatalf("%s seed %d (%d rows, keys %v): %v", cfg, seed, rows, keys, err)
-			}
+			checkRandomSort(ctx, t, tgt, rng, 33000+rng.IntN(20000), seed, cfg)
 		}
 		schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
 			{Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
@@ -423,4 +380,34 @@ func TestSortPartitioned(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkRandomSort sorts rows random rows (a random schema and keys drawn
+// from rng, nulls by seed) on tgt and compares them with the reference
+// sort; false when the device does not support the keys.
+func checkRandomSort(ctx context.Context, t *testing.T, tgt *operators.Target, rng *rand.Rand, rows, seed int, what string) bool {
+	t.Helper()
+	schema := expr.RandomSchema(rng, 1+rng.IntN(4))
+	recs := randomBatches(rng, schema, rows, nullFracs[seed%3])
+	keys := randomKeys(rng, schema, seed%2 == 1)
+	want := refSortRows(rowsOf(recs), keyValues(t, recs, keys), keys)
+	op, err := operators.NewSort(tgt, operators.NewRecordSource(schema, recs...), keys)
+	releaseAll(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := operators.Collect(ctx, op)
+	var u *pipeline.Unsupported
+	if errors.As(err, &u) {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s seed %d: %v", what, seed, err)
+	}
+	got := rowsOf(out)
+	releaseAll(out)
+	if err := compareRows(got, want); err != nil {
+		t.Fatalf("%s seed %d (%d rows, keys %v): %v", what, seed, rows, keys, err)
+	}
+	return true
 }

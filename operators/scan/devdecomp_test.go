@@ -3,7 +3,6 @@ package scan
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,19 +99,7 @@ func TestDeviceDecompressionEqualsHost(t *testing.T) {
 			if len(want) != testRows {
 				t.Fatalf("host: %d rows", len(want))
 			}
-			for _, batch := range []int{7, 0} {
-				for _, par := range []int{1, 2, 5} {
-					opt := host
-					opt.Parallelism, opt.BatchRows, opt.Alloc = par, batch, testDeviceAlloc(t)
-					got, pages := scanDevice(t, opt)
-					if d := diffRows(want, got); d != "" {
-						t.Fatalf("batch %d parallelism %d: %s", batch, par, d)
-					}
-					if (pages > 0) != c.device {
-						t.Errorf("batch %d parallelism %d: %d pages decompressed on the device, want some: %v", batch, par, pages, c.device)
-					}
-				}
-			}
+			checkVariants(t, want, host, []int{1, 2, 5}, testDeviceAlloc, scanDevice, c.device, "pages decompressed on the device")
 		})
 	}
 }
@@ -135,23 +122,9 @@ func TestDeviceDecompressionOff(t *testing.T) {
 func TestDeviceDecompressionCorruptPage(t *testing.T) {
 	withDeviceDecompression(t, true)
 	twoProcs(t)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "good.parquet")
-	inflateFile(t, path, parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDictionaryDefault(false))
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := pageOffset(t, path, 1, 3) // column l, row group 1
-	for i := off + 30; i < off+90; i++ {
-		data[i] ^= 0x5a
-	}
-	bad := filepath.Join(dir, "bad.parquet")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := corruptPageFile(t)
 	for _, par := range []int{1, 4} {
-		_, _, err = tryScan(Options{Files: []string{bad}, Columns: testColumns, Parallelism: par, Alloc: testDeviceAlloc(t)}, nil)
+		_, _, err := tryScan(Options{Files: []string{bad}, Columns: testColumns, Parallelism: par, Alloc: testDeviceAlloc(t)}, nil)
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "bad.parquet row group 1") {
 			t.Fatalf("parallelism %d: error %v", par, err)
 		}

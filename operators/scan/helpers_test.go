@@ -232,3 +232,26 @@ func mustOpen(t testing.TB, opt Options) *Scanner {
 	}
 	return s
 }
+
+// checkVariants scans base again at batch sizes 7 and the default and at
+// each parallelism of pars, on a fresh allocator each, and compares the
+// rows with want; scan returns the rows and a count of what the variant
+// under test did (row groups inflated, pages decompressed on the device),
+// which must be non-zero exactly when some is true.
+func checkVariants(t *testing.T, want []string, base Options, pars []int, alloc func(testing.TB) *memory.Allocator,
+	scan func(*testing.T, Options) ([]string, int64), some bool, what string) {
+	t.Helper()
+	for _, batch := range []int{7, 0} {
+		for _, par := range pars {
+			opt := base
+			opt.Parallelism, opt.BatchRows, opt.Alloc = par, batch, alloc(t)
+			got, n := scan(t, opt)
+			if d := diffRows(want, got); d != "" {
+				t.Fatalf("batch %d parallelism %d: %s", batch, par, d)
+			}
+			if (n > 0) != some {
+				t.Errorf("batch %d parallelism %d: %d %s, want some: %v", batch, par, n, what, some)
+			}
+		}
+	}
+}

@@ -90,19 +90,7 @@ func TestParallelDecompressionEqualsSerial(t *testing.T) {
 			if len(want) != testRows || (n != 0 && !deviceTestMode()) { // the device inflates at any parallelism
 				t.Fatalf("serial: %d rows, %d row groups inflated", len(want), n)
 			}
-			for _, batch := range []int{7, 0} {
-				for _, par := range []int{2, 5} {
-					opt := serial
-					opt.Parallelism, opt.BatchRows, opt.Alloc = par, batch, testAlloc(t)
-					got, n := scanInflated(t, opt)
-					if d := diffRows(want, got); d != "" {
-						t.Fatalf("batch %d parallelism %d: %s", batch, par, d)
-					}
-					if (n > 0) != c.inflated {
-						t.Errorf("batch %d parallelism %d: %d row groups inflated, want some: %v", batch, par, n, c.inflated)
-					}
-				}
-			}
+			checkVariants(t, want, serial, []int{2, 5}, testAlloc, scanInflated, c.inflated, "row groups inflated")
 		})
 	}
 }
@@ -112,22 +100,8 @@ func TestParallelDecompressionEqualsSerial(t *testing.T) {
 func TestParallelDecompressionCorruptPage(t *testing.T) {
 	twoProcs(t)
 	everyChunk(t)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "good.parquet")
-	inflateFile(t, path, parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDictionaryDefault(false))
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := pageOffset(t, path, 1, 3) // column l, row group 1
-	for i := off + 30; i < off+90; i++ {
-		data[i] ^= 0x5a
-	}
-	bad := filepath.Join(dir, "bad.parquet")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = tryScan(Options{Files: []string{bad}, Columns: testColumns, Parallelism: 4, Alloc: testAlloc(t)}, nil)
+	bad := corruptPageFile(t)
+	_, _, err := tryScan(Options{Files: []string{bad}, Columns: testColumns, Parallelism: 4, Alloc: testAlloc(t)}, nil)
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "bad.parquet row group 1") {
 		t.Fatalf("error %v", err)
 	}
@@ -235,4 +209,27 @@ func TestLargeChunks(t *testing.T) {
 			t.Errorf("p %d: sizes %v, picked %v", p, sizes, large)
 		}
 	}
+}
+
+// corruptPageFile writes a snappy file of inflateFile's rows without
+// dictionaries whose column l has a corrupted page in row group 1, and
+// returns its path (a "bad.parquet").
+func corruptPageFile(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "good.parquet")
+	inflateFile(t, path, parquet.WithCompression(compress.Codecs.Snappy), parquet.WithDictionaryDefault(false))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := pageOffset(t, path, 1, 3) // column l, row group 1
+	for i := off + 30; i < off+90; i++ {
+		data[i] ^= 0x5a
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bad
 }
