@@ -65,7 +65,9 @@
 // declares c required (TPC-H's files declare every column so): they
 // cannot fail there, and a filter left with nothing to test is not run
 // at all. The file's footer decides, per task; partition columns keep
-// their tests.
+// their tests. This is switched off for now (dropRequiredNotNull): with it
+// on, the operators above such scans held more device memory, enough to
+// run small devices and task quotas out under concurrent queries.
 //
 // # Partitioned tables
 //

@@ -17,3 +17,11 @@ func SetCoalesceRows(n int64) (restore func()) {
 	coalesceRows = n
 	return func() { coalesceRows = old }
 }
+
+// SetDropRequiredNotNull switches pruneNotNull for a test; the returned
+// func restores it.
+func SetDropRequiredNotNull(on bool) func() {
+	old := dropRequiredNotNull
+	dropRequiredNotNull = on
+	return func() { dropRequiredNotNull = old }
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/hados-io/hados/race/exec"
 	"github.com/hados-io/hados/race/planbuilder"
 )
 
@@ -71,6 +72,7 @@ func i64s(vs ...any) []*int64 {
 // in another case, filters that become empty, partly empty, and fused
 // with a projection.
 func TestNotNullOfRequiredColumns(t *testing.T) {
+	t.Cleanup(exec.SetDropRequiredNotNull(true))
 	dir := t.TempDir()
 	// required key, optional region with a null
 	writeNation(t, dir, "part-0.parquet", "n_nationkey", false, true, i64s(1, 2, 3), i64s(10, nil, 30))
