@@ -61,7 +61,7 @@ var zero = new([Alignment]byte)
 // pinned host memory and crosses DMA, and this returns an error wrapping
 // device.ErrNotSupported that says so.
 func NewDeviceAllocator(p *Pool, acct *Account) (*Allocator, error) {
-	if db, ok := p.b.(*deviceBacking); !ok || !db.visible {
+	if _, ok := p.visibleDevice(); !ok {
 		return nil, fmt.Errorf("%w: memory: %s is not host-visible; allocate Arrow buffers with a host allocator and move them by DMA",
 			device.ErrNotSupported, p.b.describe())
 	}
@@ -168,8 +168,12 @@ func (a *Allocator) Account() *Account { return a.acct }
 // device allocator (NewDeviceAllocator: a host-visible device, so device
 // programs can work on the memory Allocate returns); nil and false for a
 // host allocator.
-func (a *Allocator) Device() (device.Device, bool) {
-	if db, ok := a.pool.b.(*deviceBacking); ok && db.visible {
+func (a *Allocator) Device() (device.Device, bool) { return a.pool.visibleDevice() }
+
+// visibleDevice is the device backing p when the host can address its
+// memory (a host-visible device).
+func (p *Pool) visibleDevice() (device.Device, bool) {
+	if db, ok := p.b.(*deviceBacking); ok && db.visible {
 		return db.dev, true
 	}
 	return nil, false

@@ -19,12 +19,18 @@ import (
 // benchmarks, and wherever HADOS_POISON_UNINIT=1 (=0 turns it off).
 func (a *Allocator) AllocateUninit(size int) []byte {
 	b := a.allocate(size)
-	if poisoning() {
-		for i := range b {
-			b[i] = PoisonByte
-		}
+	if Poisoning() {
+		Poison(b)
 	}
 	return b
+}
+
+// Poison fills b with PoisonByte (scratch memory recycled without
+// clearing does so where Poisoning says).
+func Poison(b []byte) {
+	for i := range b {
+		b[i] = PoisonByte
+	}
 }
 
 // PoisonByte fills uninitialised allocations when poisoning is on.
@@ -50,13 +56,10 @@ var poisonOnce = sync.OnceValue(func() bool {
 	return f == nil || f.Value.String() == ""
 })
 
-// poisoning reports whether AllocateUninit poisons. It is decided once, on
-// the first uninitialised allocation (after the test flags are parsed).
-func poisoning() bool { return poisonOnce() }
-
 // Poisoning reports whether uninitialised memory is poisoned (see
 // AllocateUninit), so that other recycled scratch memory — buffers handed
 // out without clearing, and buffers given back — can be poisoned the same
 // way and any read of bytes nobody wrote, or of a buffer after it was
-// given back, shows up in tests.
+// given back, shows up in tests. It is decided once, on the first call
+// (after the test flags are parsed).
 func Poisoning() bool { return poisonOnce() }

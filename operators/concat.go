@@ -231,13 +231,7 @@ func concatUninit(parts []arrow.Array, rows int, mem memory.Allocator) arrow.Arr
 			lo, hi := valueRange(a, offsets)
 			src := d.Buffers()[1].Bytes()
 			for i := 1; i <= n; i++ {
-				var o int64
-				if offsets == 4 {
-					o = int64(int32(binary.LittleEndian.Uint32(src[4*(d.Offset()+i):])))
-				} else {
-					o = int64(binary.LittleEndian.Uint64(src[8*(d.Offset()+i):]))
-				}
-				put(at+i, pos+o-lo)
+				put(at+i, pos+offsetAt(src, offsets, d.Offset()+i)-lo)
 			}
 			if hi > lo {
 				copy(data[pos:], d.Buffers()[2].Bytes()[lo:hi])
@@ -265,13 +259,16 @@ func valueRange(a arrow.Array, offsets int) (lo, hi int64) {
 		return 0, 0
 	}
 	src := d.Buffers()[1].Bytes()
-	at := func(i int) int64 {
-		if offsets == 4 {
-			return int64(int32(binary.LittleEndian.Uint32(src[4*i:])))
-		}
-		return int64(binary.LittleEndian.Uint64(src[8*i:]))
+	return offsetAt(src, offsets, d.Offset()), offsetAt(src, offsets, d.Offset()+a.Len())
+}
+
+// offsetAt reads offset i of a string or binary offsets buffer (offsets:
+// 4 or 8 bytes each).
+func offsetAt(src []byte, offsets, i int) int64 {
+	if offsets == 4 {
+		return int64(int32(binary.LittleEndian.Uint32(src[4*i:])))
 	}
-	return at(d.Offset()), at(d.Offset() + a.Len())
+	return int64(binary.LittleEndian.Uint64(src[8*i:]))
 }
 
 // clearTail clears the bits of a bitmap's last byte past rows.

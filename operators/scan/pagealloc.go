@@ -42,7 +42,7 @@ func (pageAlloc) Allocate(size int) []byte {
 	}
 	b := *getBuf(size)
 	if hmem.Poisoning() {
-		poison(b[:cap(b)])
+		hmem.Poison(b[:cap(b)])
 	}
 	return b
 }
@@ -63,13 +63,7 @@ func (pageAlloc) Free(b []byte) {
 	}
 	b = b[:cap(b)]
 	if hmem.Poisoning() {
-		poison(b)
+		hmem.Poison(b)
 	}
 	putBuf(&b) // only power-of-two capacities (getBuf's) are kept
-}
-
-func poison(b []byte) {
-	for i := range b {
-		b[i] = hmem.PoisonByte
-	}
 }
