@@ -145,15 +145,7 @@ func TestDeviceDecompressionCancel(t *testing.T) {
 	}
 	for _, par := range []int{1, 3} {
 		ctx, cancel := context.WithCancel(context.Background())
-		s, err := Open(ctx, Options{Files: files, Columns: testColumns, Parallelism: par, Prefetch: 1, BatchRows: 16, Alloc: testDeviceAlloc(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := s.Next()
-		if err != nil || rec == nil {
-			t.Fatalf("first record: %v", err)
-		}
-		rec.Release()
+		s := openPastFirst(ctx, t, Options{Files: files, Columns: testColumns, Parallelism: par, Prefetch: 1, BatchRows: 16, Alloc: testDeviceAlloc(t)})
 		cancel()
 		for {
 			rec, err := s.Next()

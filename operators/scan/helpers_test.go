@@ -255,3 +255,19 @@ func checkVariants(t *testing.T, want []string, base Options, pars []int, alloc 
 		}
 	}
 }
+
+// openPastFirst opens a scan and reads (and releases) its first record,
+// which must exist; the caller closes the scan.
+func openPastFirst(ctx context.Context, t *testing.T, opt Options) *Scanner {
+	t.Helper()
+	s, err := Open(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.Next()
+	if err != nil || rec == nil {
+		t.Fatalf("first record: %v", err)
+	}
+	rec.Release()
+	return s
+}

@@ -121,15 +121,7 @@ func TestParallelDecompressionCancel(t *testing.T) {
 	}
 	for _, cancelFirst := range []bool{true, false} {
 		ctx, cancel := context.WithCancel(context.Background())
-		s, err := Open(ctx, Options{Files: files, Columns: testColumns, Parallelism: 4, Prefetch: 1, BatchRows: 16, Alloc: testAlloc(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := s.Next()
-		if err != nil || rec == nil {
-			t.Fatalf("first record: %v", err)
-		}
-		rec.Release()
+		s := openPastFirst(ctx, t, Options{Files: files, Columns: testColumns, Parallelism: 4, Prefetch: 1, BatchRows: 16, Alloc: testAlloc(t)})
 		if cancelFirst {
 			cancel()
 			for {
