@@ -17,6 +17,7 @@ FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImp
              ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode \
              ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress \
              ./device/soft/internal/codectest:FuzzLZ4RoundTrip ./device/soft/internal/codectest:FuzzSnappyRoundTrip \
+             ./internal/csnappy:FuzzDecode \
              ./metrics:FuzzCollect ./metrics:FuzzPromHistogram \
              ./internal/tpchgen:FuzzParseSchema ./internal/tpchgen:FuzzOptions ./internal/tpchgen:FuzzSplitIndependence \
              ./internal/safepath:FuzzResolve ./internal/reliability:FuzzShuffleReader \

@@ -17,6 +17,7 @@ var cgoAllowed = map[string]bool{
 	"device/soft":                    true, // the software DPU engine
 	"device/soft/internal/codectest": true, // tests of the engine's C codecs
 	"cgo":                            true, // the C ABI shared library
+	"internal/csnappy":               true, // the engine's C Snappy decoder on the host (Parquet pages)
 }
 
 // rank orders the layers: a package may import only ranks at or below its own.

@@ -53,11 +53,14 @@
 // arrow-go writes every byte it reads (decodealloc.go says why that holds;
 // tests poison such memory). Page reading and decompression scratch live on
 // the Go heap, recycled across column chunks, row groups and scans
-// (pagealloc.go). On a host-visible device the pages of snappy and lz4_raw
-// chunks can instead be read into device memory and decompressed by the
-// device (OpDecompress, one program per page; devdecomp.go), through the
-// virtual file of inflate.go, at every parallelism. That path is switched
-// off for now: the page buffers it holds in device memory are not bounded
+// (pagealloc.go). Snappy pages are decompressed on the host by the
+// software DPU's C decoder, in place: this package's init registers
+// internal/csnappy as arrow-go's Snappy codec, process-wide (codec.go),
+// which took about a sixth off the CPU time of Q6's scan. On a
+// host-visible device the pages of snappy and lz4_raw chunks can instead
+// be read into device memory and decompressed by the device (OpDecompress,
+// one program per page; devdecomp.go), through the virtual file of
+// inflate.go, at every parallelism. That path is switched off for now: the page buffers it holds in device memory are not bounded
 // by what the operators above still need (four concurrent Q6 tasks on two
 // 64 MiB devices ran out of memory), and it saved only ~3% of the CPU.
 //

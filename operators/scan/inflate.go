@@ -51,10 +51,11 @@ import (
 // codec it has is laid out this way too, large or not and with or without
 // helpers: its pages are then decompressed by the device, into device
 // memory, by whichever goroutine (helper or decoder) takes them first; a
-// page the device has no memory for is decompressed by Go's decoders
-// instead. Anything inflate does not handle (encryption, data page v2 in
-// a large chunk, an unknown codec, a header it cannot walk, the PARQUET-816
-// padding of old parquet-mr files) makes it decline, and the row group is
+// page the device has no memory for is decompressed on the host instead
+// (arrow-go's codecs; for snappy the C decoder, codec.go). Anything
+// inflate does not handle (encryption, data page v2 in a large chunk, an
+// unknown codec, a header it cannot walk, the PARQUET-816 padding of old
+// parquet-mr files) makes it decline, and the row group is
 // decoded from the file as before, which also reports what is wrong with a
 // bad file.
 
@@ -96,7 +97,7 @@ type inflPage struct {
 // returns the buffers.
 type inflated struct {
 	ctx    context.Context
-	dev    *devDecomp // nil: every page is decompressed by Go's decoders
+	dev    *devDecomp // nil: every page is decompressed on the host
 	file   io.ReaderAt
 	read   *atomic.Int64 // counts the bytes read from file
 	md     *metadata.FileMetaData
