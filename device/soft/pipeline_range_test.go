@@ -145,6 +145,42 @@ func runRangeCase(t *testing.T, e *env, vt device.VType, rows int, nullRate floa
 				cols[0][i], cols[1][i])
 		}
 	}
+	checkRangeCount(t, e, p, rows, want, seed)
+}
+
+// checkRangeCount runs p's filters into a COUNT sink over a sub-range and
+// into a global count(*) state over two ranges (without a lead FILTER both
+// take the counting path: bit masks, no selection vector) and checks them
+// against want, the rows that pass.
+func checkRangeCount(t *testing.T, e *env, p *device.Pipeline, rows int, want []int, seed uint64) {
+	t.Helper()
+	cp := *p
+	cp.Sink, cp.Project = device.SinkCount, nil
+	rb, re := uint64(seed%5), uint64(rows)-uint64(seed%3)
+	if rb > re {
+		rb = re
+	}
+	n := uint64(0)
+	for _, i := range want {
+		if uint64(i) >= rb && uint64(i) < re {
+			n++
+		}
+	}
+	got, err := e.runPipeline(&cp, rb, re, 0)
+	if err != nil || got != n {
+		t.Fatalf("count sink, rows [%d, %d): %d, %v; want %d", rb, re, got, err, n)
+	}
+	ap := *p
+	ap.Sink, ap.Project = device.SinkAgg, nil
+	ap.Agg = &device.AggSpec{Aggs: []device.Agg{{Func: device.AggCount, Arg: device.NoReg, OutVType: device.VTI64}}}
+	out := []device.Column{e.outColumn(device.VTI64, 1, 0)}
+	mid := uint64(rows) / 3
+	if g := aggRun(t, e, &ap, [][2]uint64{{0, mid}, {mid, uint64(rows)}}, out, 1); g != 1 {
+		t.Fatalf("count(*) state: %d groups, want 1", g)
+	}
+	if c := e.readColumn(out[0], 1).vals[0]; c.null || c.i != int64(len(want)) {
+		t.Fatalf("count(*) state: %v, want %d", c, len(want))
+	}
 }
 
 func rangeCases(vt device.VType) [][]rangeCmp {
@@ -188,7 +224,7 @@ func TestPipelineRangeFilter(t *testing.T) {
 						rows  int
 						nulls float64
 						lead  bool
-					}{{2100, 0, false}, {2100, 0.1, false}, {37, 0, false}, {2100, 0, true}} {
+					}{{2100, 0, false}, {2100, 0.1, false}, {37, 0, false}, {2100, 0, true}, {17000, 0.1, false}} {
 						seed++
 						runRangeCase(t, e, vt, c.rows, c.nulls, c.lead, cmps, seed)
 					}

@@ -1915,6 +1915,14 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
   return HADOS_OK;
 }
 
+int soft_agg_rows_only(const soft_agg_state *st) { return st && st->magic == AGG_MAGIC && st->rows_only; }
+
+int soft_agg_add_rows(soft_agg_state *st, uint64_t n) {
+  if (!soft_agg_rows_only(st)) return soft_fail(HADOS_E_INVALID, "soft agg: row count added to a state that is not count(*)-only");
+  for (uint32_t j = 0; j < st->n_aggs; j++) *(int64_t *)(st->recs.p + st->aggs[j].voff) += (int64_t)n;
+  return HADOS_OK;
+}
+
 /* ---------------------------------------------------------------- merge */
 
 static int same_spec(const soft_agg_state *a, const soft_agg_state *b) {

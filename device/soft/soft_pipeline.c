@@ -32,7 +32,10 @@
  * block allocated per run (values, validity bytes, broadcast copies of the
  * constants used as operands, and a string arena for kernels that make
  * strings) and freed at its end. Fixed-width columns without nulls are
- * aliased, not copied.
+ * aliased, not copied. When at least 3/4 of a vector's rows are selected,
+ * arithmetic kernels that cannot fail run over all of its rows (dense
+ * loops vectorise). A pipeline of range filters on columns feeding only a
+ * row count skips vectors altogether (the counting path, below).
  *
  * Conventions beyond the header: an instruction's `vtype` is the operand
  * type for comparisons, SELECT and arithmetic, and the result type for
@@ -69,6 +72,7 @@ static void tables_init(void) {
     soft_vk_register_str(tables[s].fn, s);
     tables[s].cmp_filter = soft_vk_cmp_filter(s);
     tables[s].range_filter = soft_vk_range_filter(s);
+    tables[s].range_mask = soft_vk_range_mask(s);
   }
 }
 
@@ -956,6 +960,20 @@ static int sink_agg(pl_prog *P, const soft_vec *v) {
   return soft_agg_update(P->agg_state, keys, args, args2, v);
 }
 
+/* Kernels that may run over every row of a vector whose selection keeps
+   most of them (dense): pure per-row arithmetic that never fails, so the
+   unselected rows (whatever their register contents) only cost time, and
+   the dense loops vectorise where a loop over a selection does not. */
+static int dense_ok(uint32_t op) {
+  switch (op) {
+    case HADOS_K_ADD: case HADOS_K_SUB: case HADOS_K_MUL:
+    case HADOS_K_DEC_ADD: case HADOS_K_DEC_SUB: case HADOS_K_DEC_MUL: case HADOS_K_DEC_RESCALE: case HADOS_K_DEC_CHECK:
+    case HADOS_K_CAST_I32_I64: case HADOS_K_CAST_INT_TO_DEC:
+      return 1;
+  }
+  return 0;
+}
+
 /* Runs the instructions over one vector; v->sel_n == 0 afterwards means no
    row survived. */
 static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *selbuf[2], soft_arena *arena) {
@@ -1029,9 +1047,76 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     k.dst = dst;
     k.sel_out = NULL;
     k.vout = NULL;
+    soft_vec dense = {v->n, NULL, v->n, v->row0};
+    if (v->sel && 4ull * v->sel_n >= 3ull * v->n && dense_ok(in->op)) k.v = &dense; /* >= 3/4 selected */
     if ((st = tab->fn[in->op](&k))) return st;
   }
   return HADOS_OK;
+}
+
+/* ---------------------------------------------------------------- counting path
+ * A pipeline whose instructions are only COLUMN loads (and constants) and
+ * range filters on loaded I32 / I64 columns, feeding a sink that needs
+ * nothing but the number of rows (SINK_COUNT, or an aggregation state of
+ * count(*)s only), runs without vectors or a selection: each block of
+ * CBLOCK rows becomes a bit mask per filter (ANDed, validity included) and
+ * its popcount. Same answer as the vector loop (a null row never passes a
+ * range filter), at the speed of reading the filtered columns.
+ */
+#define CBLOCK 8192u
+
+typedef struct pl_crange {
+  uint32_t col, vt;
+  int64_t lo, hi;
+} pl_crange;
+
+/* Fills cr (at most n_insns entries) with the program's range filters and
+   returns 1 when the program has the counting shape. */
+static int counting_plan(const pl_prog *P, pl_crange *cr, uint32_t *ncr) {
+  int32_t col_of[HADOS_MAX_REGISTERS];
+  uint32_t n = 0;
+  for (uint32_t r = 0; r < HADOS_MAX_REGISTERS; r++) col_of[r] = -1;
+  for (uint32_t i = 0; i < P->h.n_insns; i++) {
+    const pl_step *s = &P->steps[i];
+    switch (s->in.op) {
+      case HADOS_K_NOP:
+        continue;
+      case HADOS_K_COLUMN: {
+        uint32_t vt = P->cols[s->in.p1].c.vtype;
+        col_of[s->in.dst] = vt == HADOS_VT_I32 || vt == HADOS_VT_I64 ? s->in.p1 : -1;
+        continue;
+      }
+      case HADOS_K_CONST:
+        col_of[s->in.dst] = -1;
+        continue;
+    }
+    if (!s->range || col_of[s->range_reg] < 0) return 0;
+    cr[n++] = (pl_crange){(uint32_t)col_of[s->range_reg], s->in.vtype, s->rlo.i, s->rhi.i};
+    i += s->range_merged ? 3 : 1; /* the FILTER (and the merged compare + FILTER) */
+  }
+  *ncr = n;
+  return 1;
+}
+
+/* The number of rows of [rb, re) that pass every range filter of cr. */
+static uint64_t count_ranges(const pl_prog *P, const soft_vktab *tab, const pl_crange *cr, uint32_t ncr, uint64_t rb, uint64_t re) {
+  uint64_t m[CBLOCK / 64], count = 0;
+  for (uint32_t f = 0; f < ncr; f++)
+    if (cr[f].lo > cr[f].hi) return 0;
+  if (ncr == 0) return re - rb;
+  for (uint64_t row = rb; row < re;) {
+    uint32_t n = re - row < CBLOCK ? (uint32_t)(re - row) : CBLOCK;
+    uint64_t c = 0;
+    for (uint32_t f = 0; f < ncr; f++) {
+      const pl_col *col = &P->cols[cr[f].col];
+      uint64_t e0 = col->c.offset + row;
+      c = tab->range_mask(col->data + e0 * col->width, cr[f].vt, cr[f].lo, cr[f].hi, n, m, f > 0,
+                          col->all_valid ? NULL : col->validity, e0);
+    }
+    count += c;
+    row += n;
+  }
+  return count;
 }
 
 int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row_begin, uint64_t row_end, uint64_t sink_addr,
@@ -1053,12 +1138,30 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   if (!st && P.h.sink == HADOS_SINK_PROJECT) st = bind_project(&P, sink_addr);
   if (!st && P.h.sink == HADOS_SINK_AGG && !(P.agg_state = soft_agg_from_addr(d, sink_addr)))
     st = BAD("sink state 0x%llx is not an aggregation state of this device", (unsigned long long)sink_addr);
+  const soft_vktab *tab = soft_vk_table(d->kern.simd);
+  if (!st && (P.h.sink == HADOS_SINK_COUNT || (P.h.sink == HADOS_SINK_AGG && soft_agg_rows_only(P.agg_state)))) {
+    pl_crange *cr = P.h.n_insns ? malloc(sizeof *cr * P.h.n_insns) : NULL;
+    uint32_t ncr = 0;
+    int ok = (cr || !P.h.n_insns) && counting_plan(&P, cr, &ncr);
+    for (uint32_t f = 0; ok && f < ncr && row_begin < row_end; f++) { /* element-aligned values (else the vector loop copies) */
+      const pl_col *col = &P.cols[cr[f].col];
+      ok = (uintptr_t)(col->data + (col->c.offset + row_begin) * col->width) % col->width == 0;
+    }
+    if (ok) {
+      uint64_t c = count_ranges(&P, tab, cr, ncr, row_begin, row_end);
+      if (P.h.sink == HADOS_SINK_AGG && c) st = soft_agg_add_rows(P.agg_state, c);
+      *rows = st ? 0 : c;
+      free(cr);
+      prog_free(&P);
+      return st;
+    }
+    free(cr);
+  }
   if (!st) st = alloc_scratch(&P);
   if (st) {
     prog_free(&P);
     return st;
   }
-  const soft_vktab *tab = soft_vk_table(d->kern.simd);
   uint16_t sel0[VS], sel1[VS], *selbuf[2] = {sel0, sel1};
   soft_arena arena = {(uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
   uint64_t count = 0;

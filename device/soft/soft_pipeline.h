@@ -70,6 +70,11 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
                     const soft_reg *const *args2, const soft_vec *v);
 /* dst += src (same spec). */
 int soft_agg_merge(soft_agg_state *dst, const soft_agg_state *src);
+/* 1 when the state is a global aggregate of count(*)s only: the number of
+   rows is all an update needs, and soft_agg_add_rows adds it without a
+   vector (the interpreter's counting path). */
+int soft_agg_rows_only(const soft_agg_state *st);
+int soft_agg_add_rows(soft_agg_state *st, uint64_t n);
 /* Writes the groups into the output columns (keys, then buffers, in the
    order of hados_agg.h); *n receives the groups written, or needed when
    out->capacity_rows is too small (E_NOMEM). Groups come out in first-seen

@@ -64,6 +64,14 @@ typedef struct soft_kctx {
 
 typedef int (*soft_vkfn)(soft_kctx *k);
 
+/* Range mask (soft_vk_range.c): rows [0, n) of x (I32 or I64 by vt) within
+   the inclusive [lo, hi] (lo <= hi) as bits of m, (n + 63) / 64 words: set
+   (and_ = 0; the last word's bits from n on are 0) or ANDed in (and_ = 1);
+   with valid (a validity bitmap whose bit vbit0 is row 0) null rows are
+   cleared as well. Returns the number of bits set in m afterwards. */
+typedef uint64_t (*soft_vkmask)(const void *x, uint32_t vt, int64_t lo, int64_t hi, uint32_t n, uint64_t *m, int and_,
+                                const uint8_t *valid, uint64_t vbit0);
+
 typedef struct soft_vktab {
   uint32_t simd;
   soft_vkfn fn[HADOS_K__COUNT];
@@ -77,6 +85,7 @@ typedef struct soft_vktab {
      fused integer comparisons with constants and of two of them on one
      register (BETWEEN). */
   soft_vkfn range_filter;
+  soft_vkmask range_mask;
 } soft_vktab;
 
 /* The kernel table for a SIMD level (HADOS_SIMD_*); static, never freed. */
@@ -86,6 +95,7 @@ const soft_vktab *soft_vk_table(uint32_t simd);
 void soft_vk_register_cmp(soft_vkfn *fn, uint32_t simd);
 soft_vkfn soft_vk_cmp_filter(uint32_t simd);
 soft_vkfn soft_vk_range_filter(uint32_t simd);
+soft_vkmask soft_vk_range_mask(uint32_t simd);
 void soft_vk_register_arith(soft_vkfn *fn, uint32_t simd);
 void soft_vk_register_cast(soft_vkfn *fn, uint32_t simd);
 void soft_vk_register_str(soft_vkfn *fn, uint32_t simd);

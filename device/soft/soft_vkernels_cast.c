@@ -340,6 +340,20 @@ static int k_cast(soft_kctx *k) {
       break;
     }
     case HADOS_K_CAST_INT_TO_DEC:
+      if (d->vtype == HADOS_VT_I128 && in->p1 >= 0 && in->p1 <= 18) {
+        /* |x| < 2^63 and 10^18 < 2^60: the product fits 128 bits, exact */
+        const i128 m = soft_pow10_i128[in->p1];
+        i128 *o = d->data;
+        if (a->vtype == HADOS_VT_I64) {
+          const int64_t *x = a->data;
+          if (in->p1 == 0) VK_ROWS(v, o[i] = x[i]);
+          else VK_ROWS(v, o[i] = (i128)x[i] * m);
+        } else {
+          const int32_t *x = a->data;
+          VK_ROWS(v, o[i] = (i128)x[i] * m);
+        }
+        break;
+      }
       VK_ROWS(v, {
         i128 r = 0;
         int ok = soft_dec_rescale(get_num(a, i), in->p1, d->vtype, &r);

@@ -83,6 +83,7 @@ func TestCompileQ6(t *testing.T) {
 func TestCompileDecimalRules(t *testing.T) {
 	a := expr.Column(0, "a", types.DecimalOf(15, 2))
 	b := expr.Column(1, "b", types.DecimalOf(10, 4))
+	li, ii := expr.Column(2, "l", types.LongType), expr.Column(3, "i", types.IntType)
 	for _, tc := range []struct {
 		e    *expr.Expr
 		want []device.Kernel
@@ -93,8 +94,14 @@ func TestCompileDecimalRules(t *testing.T) {
 		{call(expr.OpCheckOverflow, types.DecimalOf(10, 1), a), []device.Kernel{device.KColumn, device.KDecRescale, device.KDecCheck}},
 		// widening to 38 digits converts storage
 		{call(expr.OpCast, types.DecimalOf(38, 2), a), []device.Kernel{device.KColumn, device.KDecRescale}},
+		// an integer cast to a decimal checks the precision only when its
+		// digits plus the scale can exceed it: bigint has 19, int 10
+		{call(expr.OpCast, types.DecimalOf(20, 0), li), []device.Kernel{device.KColumn, device.KCastIntToDec}},
+		{call(expr.OpCast, types.DecimalOf(18, 0), li), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
+		{call(expr.OpCast, types.DecimalOf(12, 2), ii), []device.Kernel{device.KColumn, device.KCastIntToDec}},
+		{call(expr.OpCast, types.DecimalOf(11, 2), ii), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
 	} {
-		bld := NewBuilder([]types.DataType{types.DecimalOf(15, 2), types.DecimalOf(10, 4)})
+		bld := NewBuilder([]types.DataType{types.DecimalOf(15, 2), types.DecimalOf(10, 4), types.LongType, types.IntType})
 		if _, err := bld.Expr(tc.e); err != nil {
 			t.Fatalf("%s: %v", tc.e, err)
 		}

@@ -136,7 +136,18 @@ func (b *Builder) cast(e *expr.Expr) (reg, error) {
 		if err != nil {
 			return reg{}, err
 		}
-		r.t = types.DecimalOf(38, to.Scale)
+		// the exact value has the integer's digits (10 for int, 19 for
+		// bigint) plus the scale: the overflow check is needed only when
+		// they can exceed the target precision (not for bigint to
+		// decimal(20,0), say)
+		digits := 19
+		if from.Kind == types.Int {
+			digits = 10
+		}
+		if to.Scale < 0 { // rounding may carry: keep the check
+			digits = 38
+		}
+		r.t = types.DecimalOf(min(38, digits+max(0, to.Scale)), to.Scale)
 		return b.toDecimal(r, to)
 	case from.Kind == types.Decimal && to.Kind == types.Decimal:
 		return b.toDecimal(x, to)
