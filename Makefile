@@ -14,7 +14,7 @@ FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImp
              ./operators/exchange:FuzzDecodeBlock ./operators/exchange:FuzzParseIndex ./operators/exchange:FuzzDecodeIPC \
              ./operators/scan:FuzzScan ./operators/scan:FuzzPageHeader ./operators/spill:FuzzRunReader ./operators:FuzzCastStringInt \
              ./device/soft:FuzzPipelineDescriptor ./device/soft:FuzzAggUpdate ./device/soft:FuzzJoinDescriptor \
-             ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode \
+             ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode ./device/soft:FuzzJoinCondDescriptor \
              ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress \
              ./device/soft/internal/codectest:FuzzLZ4RoundTrip ./device/soft/internal/codectest:FuzzSnappyRoundTrip \
              ./internal/csnappy:FuzzDecode \

@@ -26,7 +26,8 @@ const (
 var opcodeNames = [...]string{"nop", "copy_h2d", "copy_d2h", "copy_d2d", "fill", "checksum", "compare",
 	"pattern_write", "pattern_check", "compress", "decompress", "sleep",
 	"pipeline", "agg_create", "agg_merge", "agg_emit", "agg_free", // hados_pipeline.h
-	"sort", "merge", "gather", "join_build", "join_probe", "join_free"} // hados_relational.h
+	"sort", "merge", "gather", "join_build", "join_probe", "join_free", // hados_relational.h
+	"join_cond"} // hados_joincond.h
 
 func (o Opcode) String() string {
 	if int(o) < len(opcodeNames) {

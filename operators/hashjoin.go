@@ -552,6 +552,9 @@ func (h *HashJoin) release() []error {
 	if h.shared == nil && h.table != nil {
 		errs = append(errs, h.table.free(context.Background()))
 	}
+	if h.cond != nil {
+		h.cond.dropBuild() // the condition's columns staged from the table
+	}
 	h.table, h.matched = nil, nil
 	h.probeRows, h.probeNullKey, h.emptyResult = 0, false, false
 	h.opened, h.done = false, false

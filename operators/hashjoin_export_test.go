@@ -16,3 +16,12 @@ func SetGracePartitionLimit(n int) func() {
 	maxGracePartitions = n
 	return func() { maxGracePartitions = old }
 }
+
+// SetMaxBuildParts bounds the parts a hash join's build is split into
+// (1: one core), for benchmarks comparing them; the returned function
+// restores it.
+func SetMaxBuildParts(n int) func() {
+	old := maxBuildParts
+	maxBuildParts = n
+	return func() { maxBuildParts = old }
+}

@@ -398,3 +398,147 @@ func checkJoin(t *testing.T, tgt *operators.Target, lrecs, rrecs []arrow.Record,
 		t.Fatalf("%d rows, reference %d\nfirst device rows %v\nfirst reference rows %v", len(g), len(w), g[:min(5, len(g))], w[:min(5, len(w))])
 	}
 }
+
+// uniqueKeySide is rows joinSchema rows in batches of batch whose key i
+// is key(n) for a shuffled n in [0, rows) (null at nullRate); v numbers
+// the rows.
+func uniqueKeySide(rng *rand.Rand, rows, batch int, nullRate float64, key func(n int) int64) []arrow.Record {
+	perm := rng.Perm(rows)
+	var recs []arrow.Record
+	for lo := 0; lo < rows; lo += batch {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, joinSchema)
+		for i := lo; i < min(rows, lo+batch); i++ {
+			b.Field(0).(*array.StringBuilder).Append("x")
+			if rng.Float64() < nullRate {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.Int64Builder).Append(key(perm[i]))
+			}
+			b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(0))
+			b.Field(3).(*array.Int32Builder).Append(int32(i))
+		}
+		recs = append(recs, b.NewRecord())
+		b.Release()
+	}
+	return recs
+}
+
+// hashRefJoin is nestedLoopJoin on key column i through a map of the right
+// side's rows (for sides too large for a nested loop).
+func hashRefJoin(typ operators.JoinType, left, right []refRow) []refRow {
+	at := map[int64][]int{}
+	for j, r := range right {
+		if k, ok := r[1].(int64); ok {
+			at[k] = append(at[k], j)
+		}
+	}
+	nulls := make(refRow, len(joinSchema.Fields()))
+	var out []refRow
+	rightMatched := make([]bool, len(right))
+	for _, l := range left {
+		var ms []int
+		if k, ok := l[1].(int64); ok {
+			ms = at[k]
+		}
+		for _, j := range ms {
+			rightMatched[j] = true
+			if typ <= operators.JoinFullOuter {
+				out = append(out, append(slices.Clone(l), right[j]...))
+			}
+		}
+		switch {
+		case (typ == operators.JoinLeftOuter || typ == operators.JoinFullOuter) && len(ms) == 0,
+			typ == operators.JoinLeftSemi && len(ms) > 0, typ == operators.JoinLeftAnti && len(ms) == 0:
+			if typ == operators.JoinLeftOuter || typ == operators.JoinFullOuter {
+				out = append(out, append(slices.Clone(l), nulls...))
+			} else {
+				out = append(out, slices.Clone(l))
+			}
+		case typ == operators.JoinExistence:
+			out = append(out, append(slices.Clone(l), len(ms) > 0))
+		}
+	}
+	if typ == operators.JoinRightOuter || typ == operators.JoinFullOuter {
+		for j, r := range right {
+			if !rightMatched[j] {
+				out = append(out, append(slices.Clone(nulls), r...))
+			}
+		}
+	}
+	return out
+}
+
+// A build side large enough for the device to build its table over both
+// cores (unique sparse keys), one with a duplicated key (the parts give
+// up and one core builds it) and one of dense keys (a dense table), each
+// joined with every join type, built on either side, against a map-based
+// reference.
+func TestHashJoinLargeBuildSides(t *testing.T) {
+	const big, small = 90000, 4000
+	defer operators.SetMaxBuildParts(16)()
+	tgt := newTarget(t, "soft:memory=512MiB,cores=2,mode=host-visible")
+	for _, sc := range []struct {
+		name string
+		key  func(n int) int64
+		dup  bool
+	}{
+		{"sparse unique", func(n int) int64 { return int64(n)*7919 - 1e6 }, false},
+		{"sparse with a duplicate", func(n int) int64 { return int64(n) * 7919 }, true},
+		{"dense", func(n int) int64 { return int64(n) + 42 }, false},
+	} {
+		rng := rand.New(rand.NewPCG(11, uint64(len(sc.name))))
+		bigRecs := uniqueKeySide(rng, big, 20000, 0.02, sc.key)
+		if sc.dup { // the last row repeats the first row's key
+			last := bigRecs[len(bigRecs)-1]
+			b := array.NewRecordBuilder(memory.DefaultAllocator, joinSchema)
+			for c := range joinSchema.NumFields() {
+				for i := 0; i < int(last.NumRows()); i++ {
+					if c == 1 && i == int(last.NumRows())-1 {
+						b.Field(1).(*array.Int64Builder).Append(sc.key(0))
+						continue
+					}
+					appendValue(t, b.Field(c), last.Column(c), i)
+				}
+			}
+			bigRecs[len(bigRecs)-1] = b.NewRecord()
+			b.Release()
+			last.Release()
+		}
+		smallRecs := uniqueKeySide(rng, small, 1000, 0.05, func(n int) int64 { return sc.key(rng.IntN(big + big/10)) })
+		bigRows, smallRows := rowsOf(bigRecs), rowsOf(smallRecs)
+		for _, typ := range []operators.JoinType{operators.JoinInner, operators.JoinLeftOuter, operators.JoinRightOuter, operators.JoinFullOuter,
+			operators.JoinLeftSemi, operators.JoinLeftAnti, operators.JoinExistence} {
+			key := []*expr.Expr{expr.Column(1, "i", tLong)}
+			t.Run(fmt.Sprintf("%s/%s/build right", sc.name, typ), func(t *testing.T) {
+				spec := operators.JoinSpec{Type: typ, Build: operators.BuildRight, LeftKeys: key, RightKeys: key}
+				checkJoin(t, tgt, smallRecs, bigRecs, spec, hashRefJoin(typ, smallRows, bigRows))
+			})
+			t.Run(fmt.Sprintf("%s/%s/build left", sc.name, typ), func(t *testing.T) {
+				spec := operators.JoinSpec{Type: typ, Build: operators.BuildLeft, LeftKeys: key, RightKeys: key}
+				checkJoin(t, tgt, bigRecs, smallRecs, spec, hashRefJoin(typ, bigRows, smallRows))
+			})
+		}
+		releaseAll(bigRecs)
+		releaseAll(smallRecs)
+	}
+}
+
+// appendValue appends row i of col to b (the joinSchema column types).
+func appendValue(t *testing.T, b array.Builder, col arrow.Array, i int) {
+	if col.IsNull(i) {
+		b.AppendNull()
+		return
+	}
+	switch c := col.(type) {
+	case *array.String:
+		b.(*array.StringBuilder).Append(c.Value(i))
+	case *array.Int64:
+		b.(*array.Int64Builder).Append(c.Value(i))
+	case *array.Decimal128:
+		b.(*array.Decimal128Builder).Append(c.Value(i))
+	case *array.Int32:
+		b.(*array.Int32Builder).Append(c.Value(i))
+	default:
+		t.Fatalf("column of %s", col.DataType())
+	}
+}

@@ -13,7 +13,10 @@ import (
 // Hash join
 //
 // A HashJoin builds a hash table over one side's join keys on the device
-// (JOIN_BUILD), then streams the other side through it batch by batch: the
+// (JOIN_BUILD; unique integer keys filling a small range make a dense
+// array indexed by the key; the device can also build a large table of
+// unique keys over every engine core, each filling its region, which is
+// off until it measures faster: maxBuildParts), then streams the other side through it batch by batch: the
 // device probes each batch (one JOIN_PROBE op per engine core over row
 // ranges, resumed until every row is done) and returns pairs of row
 // numbers (probe row, build row, -1 for none); the host turns the pairs
@@ -22,8 +25,10 @@ import (
 // rows are consecutive rows of an input in device memory, which is a
 // zero-copy slice of it; on several cores the next probe batch is probed
 // while the current output is gathered. An extra non-equi
-// condition is evaluated by a device pipeline over the gathered candidate
-// pairs before the host decides.
+// condition is evaluated on the device over the candidate pairs before the
+// host decides: a conjunction of column comparisons by one JOIN_COND op
+// over the pairs' row numbers, anything else by a pipeline over the
+// gathered pairs (join_cond.go).
 //
 // Either side may be the build side (the plan says which: BuildLeft or
 // BuildRight), for every join type. When the outer side of an outer join

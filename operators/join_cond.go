@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,15 +12,46 @@ import (
 	"github.com/hados-io/hados/operators/expr"
 )
 
-// joinCondition evaluates a join's extra condition on the device: a
-// FilterProject-style pipeline projecting the condition as one boolean
-// column over the candidate pairs' columns it reads — only those: the
-// condition is rewritten over the left columns it uses, then the right
-// columns it uses, so a candidate pair gathers just them (the output rows
-// are gathered afterwards, in full, only for the pairs that pass).
+// joinCondition evaluates a join's extra condition on the device, in one
+// of two ways.
+//
+// A simple condition — a conjunction of comparisons (=, <>, <, <=, >, >=)
+// between two columns of the same fixed-width type (int, bigint, date,
+// timestamp, double, decimal), such as TPC-H Q21's l2.l_suppkey <>
+// l1.l_suppkey — is evaluated by one device op (OpJoinCond) directly over
+// the candidate pairs' row numbers, reading each operand where it lies (the
+// probe batch's columns, the build record's columns staged once per hash
+// table): no gather, no pipeline. For semi, anti and existence joins that
+// probe their left side, only whether some pair of a probe row passes
+// matters, and the op skips a row's pairs after the first that passes.
+//
+// Any other condition runs through a FilterProject-style pipeline
+// projecting the condition as one boolean column over the candidate
+// pairs' columns it reads — only those: the condition is rewritten over
+// the left columns it uses, then the right columns it uses, so a candidate
+// pair gathers just them (the output rows are gathered afterwards, in
+// full, only for the pairs that pass).
+//
+// Both ways follow Spark: a null condition rejects the pair.
 type joinCondition struct {
 	fp          *FilterProject
 	left, right []int // the columns of each side the condition reads, in pipeline order
+
+	terms []condTerm // the simple form (nil: the condition is not simple)
+	// the build side's condition columns staged for table (the table's
+	// record, in the order of the side's list, left or right), kept until
+	// the table changes or close
+	table   *joinTable
+	buildSt *staged
+}
+
+// condTerm is one comparison of a simple condition: operand a and b are
+// each column k of the left side's (or the right side's) condition
+// columns.
+type condTerm struct {
+	cmp            device.JoinCmp
+	aRight, bRight bool
+	a, b           int // index into left or right
 }
 
 func newJoinCondition(t *Target, cond *expr.Expr, left, right *arrow.Schema) (*joinCondition, error) {
@@ -73,7 +105,80 @@ func newJoinCondition(t *Target, cond *expr.Expr, left, right *arrow.Schema) (*j
 		return nil, fmt.Errorf("hash join: condition %s: %w", cond, err)
 	}
 	c.fp = fp
+	c.terms = simpleTerms(cond, left, right, c.left, c.right)
 	return c, nil
+}
+
+var condCmps = map[expr.Op]device.JoinCmp{expr.OpEq: device.JoinCmpEq, expr.OpNe: device.JoinCmpNe, expr.OpLt: device.JoinCmpLt,
+	expr.OpLe: device.JoinCmpLe, expr.OpGt: device.JoinCmpGt, expr.OpGe: device.JoinCmpGe}
+
+var negatedCmp = map[device.JoinCmp]device.JoinCmp{device.JoinCmpEq: device.JoinCmpNe, device.JoinCmpNe: device.JoinCmpEq,
+	device.JoinCmpLt: device.JoinCmpGe, device.JoinCmpGe: device.JoinCmpLt, device.JoinCmpLe: device.JoinCmpGt, device.JoinCmpGt: device.JoinCmpLe}
+
+// simpleTerms is cond as a conjunction of column comparisons OpJoinCond
+// evaluates, or nil when it is not one: every leaf of its AND tree a
+// comparison (or the NOT of one) of two columns of the same type stored
+// as i32, i64, f64 or i128 (the comparison's semantics then are the
+// device's: integers and decimals of one scale by value, doubles in
+// Spark's order).
+func simpleTerms(cond *expr.Expr, ls, rs *arrow.Schema, left, right []int) []condTerm {
+	nl := ls.NumFields()
+	var terms []condTerm
+	pos := func(cols []int, c int) int {
+		for k, x := range cols {
+			if x == c {
+				return k
+			}
+		}
+		return -1
+	}
+	operand := func(e *expr.Expr) (field arrow.Field, isRight bool, k int, ok bool) {
+		if e.Op != expr.OpColumn || e.Col < 0 {
+			return field, false, 0, false
+		}
+		if e.Col < nl {
+			return ls.Field(e.Col), false, pos(left, e.Col), true
+		}
+		return rs.Field(e.Col - nl), true, pos(right, e.Col-nl), true
+	}
+	var walk func(e *expr.Expr) bool
+	walk = func(e *expr.Expr) bool {
+		if e.Op == expr.OpAnd && len(e.Args) == 2 {
+			return walk(e.Args[0]) && walk(e.Args[1])
+		}
+		negate := false
+		for e.Op == expr.OpNot && len(e.Args) == 1 {
+			negate, e = !negate, e.Args[0]
+		}
+		cmp, isCmp := condCmps[e.Op]
+		if !isCmp || len(e.Args) != 2 || len(terms) == device.MaxJoinCondTerms {
+			return false
+		}
+		if negate {
+			// Spark writes a <> b as NOT (a = b); a null stays null either
+			// way, and the order is total (doubles too), so NOT (a < b) is
+			// a >= b
+			cmp = negatedCmp[cmp]
+		}
+		x, y := e.Args[0], e.Args[1]
+		if x.Type.Kind != y.Type.Kind || x.Type.Precision != y.Type.Precision || x.Type.Scale != y.Type.Scale {
+			return false
+		}
+		fa, ar, ka, oka := operand(x)
+		fb, br, kb, okb := operand(y)
+		if !oka || !okb || ka < 0 || kb < 0 || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return false
+		}
+		if vt, err := storageOf(fa.Type); err != nil || !device.JoinCondTypeOK(vt) {
+			return false
+		}
+		terms = append(terms, condTerm{cmp: cmp, aRight: ar, bRight: br, a: ka, b: kb})
+		return true
+	}
+	if !walk(cond) {
+		return nil
+	}
+	return terms
 }
 
 // remapColumns is a copy of e reading column m[i] where e reads column i.
@@ -118,14 +223,34 @@ func (c *joinCondition) eval(ctx context.Context, joined arrow.Record) ([]bool, 
 	return pass, nil
 }
 
-func (c *joinCondition) close() { c.fp.Close() }
+func (c *joinCondition) close() {
+	c.fp.Close()
+	c.dropBuild()
+}
+
+// dropBuild releases the staged build columns.
+func (c *joinCondition) dropBuild() {
+	if c.buildSt != nil {
+		c.buildSt.release()
+	}
+	c.table, c.buildSt = nil, nil
+}
 
 // evalCondition evaluates the condition on the candidate pairs of a batch
 // (those with a build row), a bounded number of pairs at a time, and
 // returns, per pair, whether it passes.
 func (h *HashJoin) evalCondition(ctx context.Context, in arrow.Record, pp, bb []int32) ([]bool, error) {
+	if h.cond.terms != nil {
+		return h.evalSimple(ctx, in, pp, bb)
+	}
 	pass := make([]bool, len(pp))
-	var idx, cp, cb []int32
+	n := 0
+	for _, b := range bb {
+		if b >= 0 {
+			n++
+		}
+	}
+	idx, cp, cb := make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
 	for i, b := range bb {
 		if b >= 0 {
 			idx = append(idx, int32(i))
@@ -190,4 +315,121 @@ func releaseArrays(as []arrow.Array) {
 	for _, a := range as {
 		a.Release()
 	}
+}
+
+// evalSimple evaluates a simple condition (joinCondition.terms) with
+// OpJoinCond over the pairs, a bounded number of pairs at a time (one op
+// per engine core over each), and returns, per pair, whether it passes.
+func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int32) ([]bool, error) {
+	c := h.cond
+	pass := make([]bool, len(pp))
+	if len(pp) == 0 {
+		return pass, nil
+	}
+	if c.table != h.table {
+		c.dropBuild()
+		cols := c.right
+		if !h.plan.probeLeft {
+			cols = c.left
+		}
+		if len(cols) > 0 {
+			v := columnsRecord(h.table.rec, cols)
+			st, err := h.t.stage(ctx, v)
+			v.Release()
+			if err != nil {
+				return nil, fmt.Errorf("hash join: condition: %w", err)
+			}
+			c.buildSt = st
+		}
+		c.table = h.table
+	}
+	probeCols := c.left
+	if !h.plan.probeLeft {
+		probeCols = c.right
+	}
+	var probeSt *staged
+	if len(probeCols) > 0 {
+		v := columnsRecord(in, probeCols)
+		st, err := h.t.stage(ctx, v)
+		v.Release()
+		if err != nil {
+			return nil, fmt.Errorf("hash join: condition: %w", err)
+		}
+		probeSt = st
+		defer probeSt.release()
+	}
+	// an operand of the left side is a probe column when the probe side
+	// is the left one, else a build column (and the right side the other way)
+	column := func(right bool, k int) (device.Column, bool) {
+		build := right == h.plan.probeLeft
+		if build {
+			return c.buildSt.cols[k], true
+		}
+		return probeSt.cols[k], false
+	}
+	desc := device.JoinCond{ProbeRows: uint64(in.NumRows()), BuildRows: uint64(h.table.rows)}
+	for _, t := range c.terms {
+		a, ab := column(t.aRight, t.a)
+		b, bbld := column(t.bRight, t.b)
+		desc.Terms = append(desc.Terms, device.JoinTerm{Cmp: t.cmp, ABuild: ab, BBuild: bbld, A: a, B: b})
+	}
+	if h.plan.mode == modeSemi || h.plan.mode == modeAnti || h.plan.mode == modeExists {
+		desc.Flags = device.JoinCondFirstPass
+	}
+	step := max(4*joinBatchRows, int(in.NumRows()))
+	for lo := 0; lo < len(pp); lo += step {
+		hi := min(lo+step, len(pp))
+		if err := h.evalSimplePairs(ctx, &desc, pp[lo:hi], bb[lo:hi], pass[lo:hi]); err != nil {
+			return nil, err
+		}
+	}
+	return pass, nil
+}
+
+// evalSimplePairs runs OpJoinCond (desc, its pair fields set here) over
+// pairs pp, bb and writes whether each passes into pass.
+func (h *HashJoin) evalSimplePairs(ctx context.Context, desc *device.JoinCond, pp, bb []int32, pass []bool) error {
+	t := h.t
+	n := len(pp)
+	// device memory is little-endian, as every host hados runs on
+	pbuf, err := t.upload(ctx, unsafe.Slice((*byte)(unsafe.Pointer(&pp[0])), 4*n))
+	if err != nil {
+		return err
+	}
+	defer pbuf.Free()
+	bbuf, err := t.upload(ctx, unsafe.Slice((*byte)(unsafe.Pointer(&bb[0])), 4*n))
+	if err != nil {
+		return err
+	}
+	defer bbuf.Free()
+	out, err := t.Pool.Alloc(t.Account, uint64(n))
+	if err != nil {
+		return err
+	}
+	defer out.Free()
+	desc.Pairs, desc.ProbeIdx, desc.BuildIdx, desc.Out = uint64(n), pbuf.Addr, bbuf.Addr, out.Addr
+	enc, err := desc.Encode()
+	if err != nil {
+		return err
+	}
+	dbuf, err := t.upload(ctx, enc)
+	if err != nil {
+		return err
+	}
+	defer dbuf.Free()
+	var ops []device.Op
+	for _, pr := range t.parts(n) {
+		ops = append(ops, device.Op{Code: device.OpJoinCond, Src: dbuf.Addr, Len: dbuf.Size, Args: [4]uint64{uint64(pr[0]), uint64(pr[1])}})
+	}
+	if _, errs := t.exec(ctx, ops); firstError(errs) != nil {
+		return wrapOp("hash join: condition", firstError(errs))
+	}
+	raw, err := readDev(ctx, t, out, n, nil)
+	if err != nil {
+		return err
+	}
+	for i, v := range raw {
+		pass[i] = v != 0
+	}
+	return nil
 }

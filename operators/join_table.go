@@ -117,17 +117,77 @@ func buildTable(ctx context.Context, t *Target, rec arrow.Record, data int, keys
 		return nil, err
 	}
 	defer cell.Free()
-	res, errs := t.exec(ctx, []device.Op{{Code: device.OpJoinBuild, Src: desc.Addr, Len: desc.Size, Dst: cell.Addr, Args: [4]uint64{need}}})
-	if err := firstError(errs); err != nil {
-		return nil, wrapOp("hash join: build", err)
+	if jt.state, err = buildState(ctx, t, desc, cell, need, buildParts(t, jt.rows)); err != nil {
+		return nil, err
 	}
-	jt.state = device.Addr(res[0])
 	// the build's scratch (a slot number per row) is gone now
 	if scratch := 4*uint64(jt.rows) + 64; t.Account != nil && scratch < jt.reserved {
 		t.Account.Release(scratch)
 		jt.reserved -= scratch
 	}
 	return jt, nil
+}
+
+// joinParallelRows is the fewest build rows the device builds over
+// several cores (soft_join.c's PAR_MIN_ROWS): below it, one core.
+const joinParallelRows = 1 << 16
+
+// maxBuildParts bounds the parts of a build (the device takes up to 16).
+// It is 1, the build on one core, until a build over several measures
+// faster: on the shared 2-core machine where it was written (load 8-12),
+// BenchmarkHashJoinBuild of 1.5M sparse keys took 36 ms best / 58-64 ms
+// mean on one core and 47-64 / 95-114 ms over both, each part's inserts
+// running at under half the speed of the single core's.
+var maxBuildParts = 1
+
+// buildParts is how many parts a build of rows rows is split into: the
+// largest power of two up to the device's cores (at most maxBuildParts),
+// or 1.
+func buildParts(t *Target, rows int) int {
+	if rows < joinParallelRows {
+		return 1
+	}
+	p := 1
+	for p*2 <= min(t.Device.Info().Cores, maxBuildParts) {
+		p *= 2
+	}
+	return p
+}
+
+// buildState runs the device's build of the table described by desc and
+// returns the state. With parts > 1 the build op prepares the state and
+// one op per part, run at once on the engine's cores, fills it; when they
+// give up (a duplicated key: soft_join.c), the state is freed and built
+// again on one core.
+func buildState(ctx context.Context, t *Target, desc, cell *hmem.Buffer, budget uint64, parts int) (device.Addr, error) {
+	res, errs := t.exec(ctx, []device.Op{{Code: device.OpJoinBuild, Src: desc.Addr, Len: desc.Size, Dst: cell.Addr, Args: [4]uint64{budget, uint64(parts)}}})
+	if err := firstError(errs); err != nil {
+		return 0, wrapOp("hash join: build", err)
+	}
+	state := device.Addr(res[0])
+	if parts <= 1 {
+		return state, nil
+	}
+	ops := make([]device.Op, parts)
+	for p := range ops {
+		ops[p] = device.Op{Code: device.OpJoinBuild, Args: [4]uint64{0, 0, uint64(state), uint64(p)}}
+	}
+	res, errs = t.exec(ctx, ops)
+	whole := true
+	for _, r := range res {
+		whole = whole && r != 0
+	}
+	if err := firstError(errs); err != nil || !whole {
+		_, ferrs := t.exec(ctx, []device.Op{{Code: device.OpJoinFree, Src: state}})
+		if err != nil {
+			return 0, wrapOp("hash join: build", err)
+		}
+		if err := firstError(ferrs); err != nil {
+			return 0, wrapOp("hash join: free", err)
+		}
+		return buildState(ctx, t, desc, cell, budget, 1)
+	}
+	return state, nil
 }
 
 // free releases the state, the staged columns, the record and the

@@ -137,7 +137,8 @@ enum hados_opcode {
   HADOS_OP_SLEEP = 11,     /* arg[0] = nanoseconds (at most 60 s): occupy a core (queue and latency tests) */
   /* 12..16: the pipeline and aggregation ops of hados_pipeline.h */
   /* 17..22: the sort, gather and join ops of hados_relational.h */
-  HADOS_OP__COUNT = 23
+  /* 23: the join condition op of hados_joincond.h */
+  HADOS_OP__COUNT = 24
 };
 
 /* Op flags. */

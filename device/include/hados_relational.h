@@ -68,10 +68,16 @@ extern "C" {
                                string column out of bytes fails with E_NOMEM (result = bytes needed
                                for all rows) so the host can retry with more. */
 #define HADOS_OP_JOIN_BUILD 20u /* src = hados_join (build side key columns), len = its size;
-                                   arg[0] = byte budget (0: none); dst = device address of a uint64
-                                   that receives the state address; result = state address. The
-                                   state refers to the key columns, which must stay alive (and
-                                   unchanged) until JOIN_FREE. */
+                                   arg[0] = byte budget (0: none); arg[1] = parts (0 or 1: the op
+                                   builds the whole table; a power of two up to 16: the device may
+                                   only prepare the state, see below); dst = device address of a
+                                   uint64 that receives the state address; result = state address.
+                                   The state refers to the key columns, which must stay alive (and
+                                   unchanged) until JOIN_FREE. After a build with parts > 1 the
+                                   host runs one JOIN_BUILD per part, at once: arg[2] = state,
+                                   arg[3] = part (src, len, dst unused); each returns the state,
+                                   except that a result of 0 from any says the parts could not
+                                   build it: free the state and build with parts = 1. */
 #define HADOS_OP_JOIN_PROBE 21u /* src = hados_join (probe side key columns, same types), len = its
                                    size; arg[0] = state, arg[1] = hados_join_out; result = pairs
                                    written. Resumable: see hados_join_out. Many probes of one state

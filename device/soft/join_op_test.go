@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/device/soft/internal/cctest"
@@ -83,6 +84,55 @@ type joinCase struct {
 	card      int
 	nullRate  float64
 	build, pr int
+	// sides, if set, draws both sides instead of genSide (dense tables)
+	sides func(r *rand.Rand) (b, p joinSide)
+}
+
+// denseSides is a build side of unique integer keys lo + a permutation of
+// [0, n) with every spread-th value left out (so the range is up to spread
+// times the rows) and nulls at nullRate, and a probe side of keys around
+// that range (below, inside, above, the type's extremes, nulls): what a
+// dense table (soft_join.c) is built over. dup, if >= 0, repeats the key
+// of build row 0 at build row dup (the build must then fall back to a
+// slot table).
+func denseSides(vt device.VType, lo int64, n, spread int, nullRate float64, dup int) func(r *rand.Rand) (b, p joinSide) {
+	return func(r *rand.Rand) (b, p joinSide) {
+		var keys []int64
+		for i := range n * spread {
+			if spread == 1 || i%spread == 0 {
+				keys = append(keys, lo+int64(i))
+			}
+		}
+		r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		bc := vcol{vt: vt}
+		for _, k := range keys {
+			v := val{i: k}
+			if r.Float64() < nullRate {
+				v = val{null: true}
+			}
+			bc.vals = append(bc.vals, v)
+		}
+		if dup >= 0 && dup < len(bc.vals) {
+			bc.vals[dup] = bc.vals[0]
+		}
+		extremes := []int64{math.MinInt64, math.MaxInt64, -1, 0, 1}
+		if vt == device.VTI32 {
+			extremes = []int64{math.MinInt32, math.MaxInt32, -1, 0, 1}
+		}
+		pc := vcol{vt: vt}
+		width := int64(n*spread) + 20
+		for range 3 * n {
+			switch x := r.IntN(20); {
+			case x == 0:
+				pc.vals = append(pc.vals, val{null: true})
+			case x == 1:
+				pc.vals = append(pc.vals, val{i: extremes[r.IntN(len(extremes))]})
+			default:
+				pc.vals = append(pc.vals, val{i: lo - 10 + r.Int64N(width)})
+			}
+		}
+		return joinSide{cols: []vcol{bc}, rows: len(bc.vals)}, joinSide{cols: []vcol{pc}, rows: len(pc.vals)}
+	}
 }
 
 func joinCases() []joinCase {
@@ -102,6 +152,14 @@ func joinCases() []joinCase {
 		joinCase{name: "all null", vts: []device.VType{device.VTI32}, card: 10, nullRate: 1, build: 50, pr: 50},
 		joinCase{name: "all null null-safe", vts: []device.VType{device.VTI32}, nullSafe: []bool{true}, card: 10, nullRate: 1, build: 50, pr: 50},
 		joinCase{name: "one key value", vts: []device.VType{device.VTI64}, card: 1, build: 100, pr: 40},
+		joinCase{name: "dense I64", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, 1000, 500, 1, 0, -1)},
+		joinCase{name: "dense I64 sparse nulls", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, -300, 400, 3, 0.1, -1)},
+		joinCase{name: "dense I32 negative", vts: []device.VType{device.VTI32}, sides: denseSides(device.VTI32, -250, 300, 2, 0.05, -1)},
+		joinCase{name: "dense I32 at the extreme", vts: []device.VType{device.VTI32}, sides: denseSides(device.VTI32, math.MaxInt32-299, 300, 1, 0, -1)},
+		joinCase{name: "dense I64 at the extreme", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, math.MinInt64+5, 300, 1, 0, -1)},
+		joinCase{name: "dense but a duplicate", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, 0, 300, 1, 0, 250)},
+		joinCase{name: "dense null-safe", vts: []device.VType{device.VTI64}, nullSafe: []bool{true}, sides: denseSides(device.VTI64, 0, 300, 1, 0.05, -1)},
+		joinCase{name: "too sparse", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, 0, 300, 5, 0, -1)},
 	)
 	return cs
 }
@@ -253,6 +311,9 @@ func TestJoinOpsAgainstReference(t *testing.T) {
 				e := newEnv(t, "soft:memory=64MiB,cores=2,mode="+mode, 16<<20)
 				r := rand.New(rand.NewPCG(uint64(len(c.name)), 7))
 				b, p := genSide(r, c, c.build), genSide(r, c, c.pr)
+				if c.sides != nil {
+					b, p = c.sides(r)
+				}
 				ref := refPairs(c, b, p)
 				state, err := e.build(e.putJoin(b, c.encs, c.nullSafe, false), 0)
 				if err != nil {
@@ -279,6 +340,44 @@ func TestJoinOpsAgainstReference(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A build over unique keys filling a small range makes a dense table (4
+// bytes a key value instead of a 16-byte slot per 3/4 row); a duplicate,
+// a null-safe null or a sparse range makes a slot table. The device's
+// memory in use tells them apart.
+func TestJoinDenseTableSize(t *testing.T) {
+	const n = 20000
+	for _, tc := range []struct {
+		name     string
+		vt       device.VType
+		nullSafe []bool
+		sides    func(r *rand.Rand) (b, p joinSide)
+		dense    bool
+	}{
+		{"unique I64", device.VTI64, nil, denseSides(device.VTI64, 7, n, 1, 0, -1), true},
+		{"unique I32 with nulls, spread 3", device.VTI32, nil, denseSides(device.VTI32, -n, n, 3, 0.1, -1), true},
+		{"spread 5", device.VTI64, nil, denseSides(device.VTI64, 0, n, 5, 0, -1), false},
+		{"a duplicate", device.VTI64, nil, denseSides(device.VTI64, 0, n, 1, 0, n-1), false},
+		{"null-safe null", device.VTI64, []bool{true}, denseSides(device.VTI64, 0, n, 1, 0.01, -1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, "soft:memory=64MiB,cores=2,mode=host-visible", 8<<20)
+			b, _ := tc.sides(rand.New(rand.NewPCG(1, 2)))
+			desc := e.putJoin(b, nil, tc.nullSafe, false)
+			before, _ := e.d.Telemetry()
+			state, err := e.build(desc, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := e.d.Telemetry()
+			e.free(state)
+			used := after.MemUsedBytes - before.MemUsedBytes
+			if dense := used < 16*n; dense != tc.dense {
+				t.Fatalf("the table of %d rows takes %d bytes: dense %v, want %v", b.rows, used, dense, tc.dense)
+			}
+		})
 	}
 }
 
@@ -445,5 +544,206 @@ int main(void) {
 	want := fmt.Sprintf("%d %d %d %d %d %d\n", device.SizeofJoinHeader, device.SizeofJoinHeader, 24, device.SizeofJoinOut, 32, 48)
 	if string(out) != want {
 		t.Fatalf("C layout %q, Go encodes %q (sizeof join, keys, key_flags, sizeof join_out, end_row, next_match)", out, want)
+	}
+}
+
+// buildParts runs a build with parts > 1 as the host does: the preparing
+// op, then one op per part, each on its own queue so the engine's cores
+// run them at once. ok is false when a part returned 0 (the state must be
+// freed and built on one core).
+func (e *env) buildParts(desc device.Addr, parts int) (state device.Addr, ok bool, err error) {
+	e.t.Helper()
+	cell := e.alloc(8)
+	c := run(e.t, e.q, device.Op{Code: device.OpJoinBuild, Src: desc, Len: uint64(device.SizeofJoinHeader + 16*device.SizeofColumn),
+		Dst: cell, Args: [4]uint64{0, uint64(parts)}})
+	if c.Err != nil {
+		return 0, false, c.Err
+	}
+	state = device.Addr(c.Results[0])
+	qs := make([]device.Queue, parts)
+	for p := range parts {
+		qs[p] = queue(e.t, e.d, 2)
+		if err := qs[p].Submit(device.Program{Ops: []device.Op{{Code: device.OpJoinBuild, Args: [4]uint64{0, 0, uint64(state), uint64(p)}}}, Tag: 7}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	ok = true
+	for p := range parts {
+		var cs [1]device.Completion
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			n, perr := qs[p].Poll(cs[:], 100*time.Millisecond)
+			if perr != nil {
+				e.t.Fatal(perr)
+			}
+			if n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				e.t.Fatal("build part did not complete in 10s")
+			}
+		}
+		if cs[0].Err != nil && err == nil {
+			err = cs[0].Err
+		}
+		if cs[0].Err == nil && cs[0].Results[0] != uint64(state) {
+			if cs[0].Results[0] != 0 {
+				e.t.Fatalf("part %d returned 0x%x, want the state 0x%x or 0", p, cs[0].Results[0], state)
+			}
+			ok = false
+		}
+	}
+	return state, ok, err
+}
+
+// uniquePairs is refPairs for a build side whose keys never repeat
+// (I32, I64 or STR, one key), through a map.
+func uniquePairs(vt device.VType, nullSafe bool, b, p joinSide) [][]int32 {
+	key := func(v val) (string, bool) {
+		if v.null {
+			return "null", nullSafe
+		}
+		if vt == device.VTStr {
+			return "s" + v.s, true
+		}
+		return fmt.Sprint(v.i), true
+	}
+	at := map[string]int32{}
+	for j, v := range b.cols[0].vals {
+		if k, ok := key(v); ok {
+			at[k] = int32(j)
+		}
+	}
+	out := make([][]int32, p.rows)
+	for i, v := range p.cols[0].vals {
+		if k, ok := key(v); ok {
+			if j, hit := at[k]; hit {
+				out[i] = []int32{j}
+			}
+		}
+	}
+	return out
+}
+
+// A build over several cores makes the same table as one on one core: the
+// probes' pairs match the reference for unique keys of every kind of
+// table, with 2 and 4 parts; a duplicated key makes the parts give up.
+func TestJoinBuildParts(t *testing.T) {
+	const n = 70000
+	strSides := func(r *rand.Rand) (b, p joinSide) {
+		bc, pc := vcol{vt: device.VTStr}, vcol{vt: device.VTStr}
+		for i := range n {
+			bc.vals = append(bc.vals, val{s: fmt.Sprintf("key-%d", i*7)})
+		}
+		for range n {
+			if r.IntN(30) == 0 {
+				pc.vals = append(pc.vals, val{null: true})
+				continue
+			}
+			pc.vals = append(pc.vals, val{s: fmt.Sprintf("key-%d", r.IntN(8*n))})
+		}
+		return joinSide{cols: []vcol{bc}, rows: n}, joinSide{cols: []vcol{pc}, rows: n}
+	}
+	for _, tc := range []struct {
+		name     string
+		vt       device.VType
+		nullSafe bool
+		sides    func(r *rand.Rand) (b, p joinSide)
+		ok       bool
+	}{
+		{"sparse I64", device.VTI64, false, denseSides(device.VTI64, -n, n, 7, 0, -1), true},
+		{"sparse I32 with nulls", device.VTI32, false, denseSides(device.VTI32, 5, n, 9, 0.1, -1), true},
+		{"sparse I64 null-safe", device.VTI64, true, func(r *rand.Rand) (b, p joinSide) {
+			b, p = denseSides(device.VTI64, 0, n, 6, 0, -1)(r)
+			b.cols[0].vals[n/2] = val{null: true} // one null key: a group of one row
+			return b, p
+		}, true},
+		{"STR", device.VTStr, false, strSides, true},
+		{"dense (built when prepared)", device.VTI64, false, denseSides(device.VTI64, 0, n, 1, 0, -1), true},
+		{"a duplicate", device.VTI64, false, denseSides(device.VTI64, 0, n, 6, 0, n-3), false},
+		{"two null-safe nulls", device.VTI64, true, denseSides(device.VTI64, 0, n, 6, 0.001, -1), false},
+	} {
+		for _, parts := range []int{2, 4} {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, parts), func(t *testing.T) {
+				e := newEnv(t, "soft:memory=256MiB,cores=2,mode=host-visible", 64<<20)
+				b, p := tc.sides(rand.New(rand.NewPCG(uint64(parts), 9)))
+				ns := []bool{tc.nullSafe}
+				desc := e.putJoin(b, nil, ns, false)
+				state, ok, err := e.buildParts(desc, parts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != tc.ok {
+					t.Fatalf("parts built the table: %v, want %v", ok, tc.ok)
+				}
+				if !ok {
+					e.free(state)
+					if state, err = e.build(desc, 0); err != nil {
+						t.Fatal(err)
+					}
+				}
+				defer e.free(state)
+				var ref [][]int32
+				if tc.ok {
+					ref = uniquePairs(tc.vt, tc.nullSafe, b, p)
+				} else {
+					c := joinCase{vts: []device.VType{tc.vt}, nullSafe: ns}
+					ref = refPairs(c, b, joinSide{cols: []vcol{{vt: tc.vt, vals: p.cols[0].vals[:500]}}, rows: 500})
+				}
+				pdesc := e.putJoin(p, nil, ns, true)
+				for _, flags := range []uint32{0, device.ProbeUnmatched} {
+					got, err := e.probeAll(e.q, state, pdesc, 0, len(ref), 4096, flags)
+					if err != nil {
+						t.Fatal(err)
+					}
+					samePairs(t, fmt.Sprintf("flags %d", flags), got, expectPairs(ref, 0, len(ref), flags))
+				}
+			})
+		}
+	}
+}
+
+// The parts of a build refuse what the host must not do.
+func TestJoinBuildPartsErrors(t *testing.T) {
+	e := newEnv(t, "soft:memory=256MiB,cores=2,mode=host-visible", 32<<20)
+	b, p := denseSides(device.VTI64, 0, 70000, 6, 0, -1)(rand.New(rand.NewPCG(1, 1)))
+	desc := e.putJoin(b, nil, nil, false)
+	cell := e.alloc(8)
+	if c := run(t, e.q, device.Op{Code: device.OpJoinBuild, Src: desc, Len: 1 << 20, Dst: cell, Args: [4]uint64{0, 3}}); c.Err == nil ||
+		!strings.Contains(c.Err.Error(), "3 parts") {
+		t.Fatalf("3 parts: %v", c.Err)
+	}
+	c := run(t, e.q, device.Op{Code: device.OpJoinBuild, Src: desc, Len: 1 << 20, Dst: cell, Args: [4]uint64{0, 2}})
+	if c.Err != nil {
+		t.Fatal(c.Err)
+	}
+	state := c.Results[0]
+	defer e.free(device.Addr(state))
+	o := device.JoinOut{ProbeRows: e.alloc(40), BuildRows: e.alloc(40), Capacity: 10, EndRow: 10}
+	oa := e.put(o.Encode())
+	pdesc := e.putJoin(p, nil, nil, false)
+	probe := device.Op{Code: device.OpJoinProbe, Src: pdesc, Len: 1 << 20, Args: [4]uint64{state, uint64(oa)}}
+	if c := run(t, e.q, probe); c.Err == nil || !strings.Contains(c.Err.Error(), "has not finished") {
+		t.Fatalf("probe before the parts: %v", c.Err)
+	}
+	part := func(p uint64) device.Completion {
+		return run(t, e.q, device.Op{Code: device.OpJoinBuild, Args: [4]uint64{0, 0, state, p}})
+	}
+	if c := part(2); c.Err == nil || !strings.Contains(c.Err.Error(), "part 2 of 2") {
+		t.Fatalf("part 2 of 2: %v", c.Err)
+	}
+	if c := part(0); c.Err != nil || c.Results[0] != state {
+		t.Fatalf("part 0: %v, result 0x%x", c.Err, c.Results[0])
+	}
+	if c := part(0); c.Err == nil || !strings.Contains(c.Err.Error(), "built twice") {
+		t.Fatalf("part 0 again: %v", c.Err)
+	}
+	if c := run(t, e.q, probe); c.Err == nil {
+		t.Fatal("probe with a part missing accepted")
+	}
+	if c := part(1); c.Err != nil || c.Results[0] != state {
+		t.Fatalf("part 1: %v, result 0x%x", c.Err, c.Results[0])
+	}
+	if c := run(t, e.q, probe); c.Err != nil {
+		t.Fatalf("probe after the parts: %v", c.Err)
 	}
 }

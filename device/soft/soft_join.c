@@ -17,6 +17,15 @@
  *    I64, F64, BOOL): w is the normalised key value itself, so a probe
  *    compares words and never reads the build columns. A null key of a
  *    null-safe key is one extra group kept beside the table.
+ *  - Dense: a direct table whose keys are unique, not null-safe null, of
+ *    an integer type (I32, I64) and fill a range at most DENSE_SPREAD times
+ *    the build rows (the surrogate keys of a dimension table, a dense
+ *    primary key): slots is then an array of one uint32 per key value of
+ *    the range, the build row with that key or NO_SLOT: a perfect hash.
+ *    A probe indexes it by key - min, no hashing, no comparison, and the
+ *    array (4 bytes a value) is a fraction of a slot table's size, so more
+ *    of it stays in cache. The build tries it first when the range allows
+ *    and falls back to a slot table at the first duplicated key.
  *  - Hashed: any other keys (I128, strings — utf8, large_utf8 or
  *    dictionary —, several keys): w is the tuple's 64-bit hash, and a slot
  *    whose hash matches is confirmed by comparing the key values of its
@@ -32,8 +41,25 @@
  * first row). Afterwards, if some key has several rows, the row array is
  * filled: every duplicated key gets a run, and a pass over the rows in
  * reverse order fills each run from its end, so runs end up in input
- * order. The build runs on one engine core; like a probe, it hashes a
- * block of rows and prefetches their slots before inserting them.
+ * order. Like a probe, the build hashes a block of rows and prefetches
+ * their slots before inserting them.
+ *
+ * A build over several cores. When the host asks for P parts (arg[1], a
+ * power of two up to MAX_PARTS) and the build side is large enough, the
+ * slot table is cut into P regions of consecutive slots: a key's region is
+ * the high bits of its slot index, and linear probing wraps around inside
+ * the region, so the regions are independent tables. The JOIN_BUILD op
+ * then only prepares the state (allocating it and the slots; a dense table
+ * is still built there, whole); the host runs one more JOIN_BUILD per part
+ * (arg[2] = the state, arg[3] = the part), all at once on different cores,
+ * each clearing its region and inserting the build rows whose keys fall in
+ * it (every part reads every key; hashing is cheap next to an insert's
+ * cache miss). This takes unique keys only: the first duplicated key (or
+ * a region past 7/8 full) stops every part, and the last part to finish
+ * reports result 0 instead of the state, telling the host to free it and
+ * build on one core. Otherwise the last part marks the state ready; a
+ * probe refuses a state that is not. The insert order inside a region is
+ * input order, so the table is the same whatever the cores' timing.
  *
  * Probing. A probe walks its row range in blocks of 32: it hashes the
  * next block's keys and prefetches their slots, then looks this block's
@@ -64,6 +90,9 @@
 #define NULL_GROUP 0xfffffffeu /* slotof value of a null-safe null key (direct tables) */
 #define MAX_BUILD_ROWS 0x7fffffffULL
 #define PROBE_BLOCK 32u
+#define MAX_PARTS 16u
+#define PAR_MIN_ROWS 65536u /* smaller build sides are built on one core */
+#define DENSE_SPREAD 4u /* a dense table's key range may be up to this many times its rows */
 
 /* A bound key column: host pointers into device memory. */
 typedef struct jcol {
@@ -89,6 +118,11 @@ typedef struct join_state {
   uint32_t key_flags[HADOS_MAX_JOIN_KEYS];
   jcol keys[HADOS_MAX_JOIN_KEYS];
   uint64_t rows, mask, distinct;
+  uint64_t rmask;         /* slots of a region - 1 (mask when one region) */
+  uint32_t parts, shift;  /* regions, and slot index >> shift = region */
+  uint32_t claimed, finished, stop, ready; /* parallel builds (atomics) */
+  uint32_t dense;       /* a dense table: slots holds a uint32 row per key value */
+  uint64_t dmin, drange; /* dense tables: the keys are dmin + [0, drange) */
   jblock self, slots, dup;
   jslot null_group; /* direct tables: the rows of a null-safe null key */
 } join_state;
@@ -302,7 +336,7 @@ static inline __attribute__((always_inline)) jslot *find(const join_state *s, co
                                                           int building) {
   jslot *t = (jslot *)s->slots.p;
   uint64_t i = slot_hash(s, w) & s->mask;
-  for (;; i = (i + 1) & s->mask) {
+  for (;; i = (i & ~s->rmask) | ((i + 1) & s->rmask)) { /* wraps inside the region */
     jslot *e = &t[i];
     if (!e->count) return building ? e : NULL;
     if (e->w != w) continue;
@@ -345,6 +379,59 @@ static uint64_t table_cap(uint64_t rows) {
   return cap;
 }
 
+/* The signed value of a key word of a dense-capable table (I32 words are
+   the int32's bits zero-extended). */
+static inline int64_t dense_value(const join_state *s, uint64_t w) {
+  return s->keys[0].vt == HADOS_VT_I32 ? (int64_t)(int32_t)(uint32_t)w : (int64_t)w;
+}
+
+/* Builds s as a dense table if its keys allow (see the top of the file):
+   returns 1 when it did, 0 when s must be a slot table (nothing is left
+   allocated then). */
+static int try_dense(soft_device *d, join_state *s) {
+  const uint32_t vt = s->keys[0].vt;
+  if (!s->direct || (vt != HADOS_VT_I32 && vt != HADOS_VT_I64) || s->rows == 0) return 0;
+  const int null_safe = (s->key_flags[0] & HADOS_JKEY_NULL_SAFE) != 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  uint64_t n = 0;
+  for (uint64_t r = 0; r < s->rows; r++) {
+    kval x;
+    key_at(&s->keys[0], r, &x);
+    if (x.null) {
+      if (null_safe) return 0; /* a null group: the slot table keeps it */
+      continue;
+    }
+    const int64_t v = dense_value(s, x.lo);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+    n++;
+  }
+  if (n == 0) return 0;
+  const uint64_t diff = (uint64_t)hi - (uint64_t)lo; /* the range is diff + 1 */
+  if (diff >= (uint64_t)DENSE_SPREAD * n || diff + 1 < n) return 0; /* too sparse, or duplicates for sure */
+  jblock arr = {0};
+  if (soft_block_alloc(d, &arr, (diff + 1) * 4) != HADOS_OK) return 0;
+  uint32_t *a = (uint32_t *)arr.p;
+  memset(a, 0xff, (diff + 1) * 4); /* NO_SLOT */
+  for (uint64_t r = 0; r < s->rows; r++) {
+    kval x;
+    key_at(&s->keys[0], r, &x);
+    if (x.null) continue;
+    const uint64_t i = (uint64_t)dense_value(s, x.lo) - (uint64_t)lo;
+    if (a[i] != NO_SLOT) { /* a duplicated key */
+      soft_block_free(d, &arr);
+      return 0;
+    }
+    a[i] = (uint32_t)r;
+  }
+  s->slots = arr;
+  s->dense = 1;
+  s->dmin = (uint64_t)lo;
+  s->drange = diff + 1;
+  s->distinct = n;
+  return 1;
+}
+
 static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
   join_desc D;
   int st;
@@ -367,7 +454,14 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   uint32_t vt0 = tmp.keys[0].vt;
   tmp.direct = tmp.n_keys == 1 && (vt0 == HADOS_VT_I32 || vt0 == HADOS_VT_I64 || vt0 == HADOS_VT_F64 || vt0 == HADOS_VT_BOOL);
   uint64_t cap = table_cap(rows);
-  tmp.mask = cap - 1;
+  tmp.mask = tmp.rmask = cap - 1;
+  tmp.parts = 1;
+  tmp.shift = (uint32_t)__builtin_ctzll(cap);
+  tmp.ready = 1;
+  uint64_t parts = op->arg[1] ? op->arg[1] : 1;
+  if (parts > MAX_PARTS || (parts & (parts - 1)))
+    return soft_fail(HADOS_E_INVALID, "join build: %llu parts (a power of two up to %u)", (unsigned long long)parts, MAX_PARTS);
+  if (rows < PAR_MIN_ROWS) parts = 1;
   /* the peak: state + slots + slot of each row; the row array of
      duplicated keys (at most rows entries) comes after the temporary */
   uint64_t b_self = soft_round_align(sizeof(join_state)), b_slots = soft_round_align(cap * sizeof(jslot)), b_tmp = soft_round_align(rows * 4 + 4);
@@ -383,6 +477,29 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   join_state *s = (join_state *)self.p;
   *s = tmp;
   s->self = self;
+  if (try_dense(d, s)) { /* within the budget: 4 bytes a value, at most 16 a row */
+    s->magic = JOIN_STATE_MAGIC;
+    uint64_t addr = d->base + (uint64_t)(self.p - d->mem);
+    memcpy(cell, &addr, 8);
+    *result = addr;
+    return HADOS_OK;
+  }
+  if (parts > 1) { /* the parts fill the slots: see the top of the file */
+    if ((st = blk_alloc(d, &s->slots, cap * sizeof(jslot), "hash slots"))) {
+      state_release(s);
+      *result = need;
+      return st;
+    }
+    s->parts = (uint32_t)parts;
+    s->shift = (uint32_t)__builtin_ctzll(cap / parts);
+    s->rmask = cap / parts - 1;
+    s->ready = 0;
+    s->magic = JOIN_STATE_MAGIC;
+    uint64_t addr = d->base + (uint64_t)(self.p - d->mem);
+    memcpy(cell, &addr, 8);
+    *result = addr;
+    return HADOS_OK;
+  }
   if ((st = blk_alloc(d, &s->slots, cap * sizeof(jslot), "hash slots")) || (st = blk_alloc(d, &scratch, rows * 4 + 4, "slot of each row"))) {
     state_release(s);
     *result = need;
@@ -476,6 +593,70 @@ static int state_at(soft_device *d, uint64_t addr, const char *what, join_state 
   return HADOS_OK;
 }
 
+/* One part of a build over several cores (see the top of the file):
+   arg[2] = the state a JOIN_BUILD prepared, arg[3] = the part. */
+static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result) {
+  join_state *s = NULL;
+  int st;
+  if ((st = state_at(d, op->arg[2], "build", &s))) return st;
+  const uint64_t addr = op->arg[2];
+  if (s->parts == 1) { /* built whole when prepared */
+    *result = addr;
+    return HADOS_OK;
+  }
+  const uint64_t p = op->arg[3];
+  if (p >= s->parts) return soft_fail(HADOS_E_INVALID, "join build: part %llu of %u", (unsigned long long)p, s->parts);
+  if (__atomic_fetch_or(&s->claimed, 1u << p, __ATOMIC_SEQ_CST) & (1u << p))
+    return soft_fail(HADOS_E_INVALID, "join build: part %llu built twice", (unsigned long long)p);
+  jslot *t = (jslot *)s->slots.p;
+  const uint64_t region = s->rmask + 1, limit = region - region / 8;
+  memset(t + p * region, 0, region * sizeof(jslot));
+  uint64_t distinct = 0, ws[PROBE_BLOCK];
+  int kinds[PROBE_BLOCK];
+  for (uint64_t r = 0; r < s->rows; r += PROBE_BLOCK) {
+    if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) break;
+    const uint32_t m = (uint32_t)(s->rows - r < PROBE_BLOCK ? s->rows - r : PROBE_BLOCK);
+    for (uint32_t i = 0; i < m; i++) { /* this part's rows of the block, their slots prefetched */
+      ws[i] = 0;
+      kinds[i] = row_key(s, s->keys, r + i, &ws[i]);
+      if (kinds[i] == 1) {
+        const uint64_t at = slot_hash(s, ws[i]) & s->mask;
+        if ((at >> s->shift) != p)
+          kinds[i] = 0;
+        else
+          __builtin_prefetch(&t[at], 1);
+      } else if (kinds[i] == 2 && p != 0) {
+        kinds[i] = 0; /* the null group is part 0's */
+      }
+    }
+    for (uint32_t i = 0; i < m; i++) {
+      if (!kinds[i]) continue;
+      jslot *e = kinds[i] == 2 ? &s->null_group : find(s, s->keys, r + i, ws[i], 1);
+      if (e->count || distinct >= limit) { /* a duplicated key, or the region too full */
+        __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
+        break;
+      }
+      e->w = ws[i];
+      e->ref = (uint32_t)(r + i);
+      e->count = 1;
+      distinct += kinds[i] == 1;
+    }
+  }
+  __atomic_fetch_add(&s->distinct, distinct, __ATOMIC_SEQ_CST);
+  const uint32_t done = __atomic_add_fetch(&s->finished, 1, __ATOMIC_SEQ_CST);
+  if (done < s->parts) {
+    *result = addr;
+    return HADOS_OK;
+  }
+  if (__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST)) { /* the host builds on one core instead */
+    *result = 0;
+    return HADOS_OK;
+  }
+  __atomic_store_n(&s->ready, 1, __ATOMIC_SEQ_CST);
+  *result = addr;
+  return HADOS_OK;
+}
+
 /* ---------------------------------------------------------------- probe */
 
 /* Keys of probe rows [row, min(row + PROBE_BLOCK, end)) into ws / kinds
@@ -492,11 +673,70 @@ static inline uint32_t probe_block(const join_state *s, const jcol *cols, const 
   return m;
 }
 
+/* Dense tables: the array index of probe rows [row, min(row + PROBE_BLOCK,
+   end)) into ix (UINT64_MAX: a null or a key outside the range), their
+   entries prefetched; returns how many rows. */
+static inline uint32_t dense_block(const join_state *s, const jcol *c, const uint32_t *a, uint64_t row, uint64_t end,
+                                   uint64_t *ix) {
+  if (row >= end) return 0;
+  const uint32_t m = (uint32_t)(end - row < PROBE_BLOCK ? end - row : PROBE_BLOCK);
+  for (uint32_t i = 0; i < m; i++) {
+    kval x;
+    key_at(c, row + i, &x);
+    const uint64_t j = (uint64_t)dense_value(s, x.lo) - s->dmin;
+    ix[i] = !x.null && j < s->drange ? j : UINT64_MAX;
+    if (ix[i] != UINT64_MAX) __builtin_prefetch(&a[j]);
+  }
+  return m;
+}
+
+/* The probe of a dense table (join_probe has checked everything): every
+   key has at most one build row. Returns the pairs written; *rowp and
+   *skipp are the cursor, as in join_probe. */
+static uint64_t dense_probe(const join_state *s, const jcol *c, uint64_t *rowp, uint64_t end, uint64_t *skipp, uint64_t cap,
+                            int unmatched, int32_t *out_p, int32_t *out_b) {
+  const uint32_t *a = (const uint32_t *)s->slots.p;
+  uint64_t n = 0, row = *rowp, skip = *skipp;
+  uint64_t ixb[2][PROBE_BLOCK];
+  uint32_t cur = 0, m = dense_block(s, c, a, row, end, ixb[0]);
+  while (row < end && n < cap) {
+    const uint32_t nm = dense_block(s, c, a, row + m, end, ixb[cur ^ 1]);
+    const uint64_t *ix = ixb[cur];
+    uint32_t i = 0;
+    for (; i < m && n < cap; i++) {
+      const uint32_t b = ix[i] == UINT64_MAX ? NO_SLOT : a[ix[i]];
+      if (b == NO_SLOT) {
+        if (unmatched) {
+          out_p[n] = (int32_t)(row + i);
+          out_b[n] = -1;
+          n++;
+        }
+        continue;
+      }
+      if (!skip) {
+        out_p[n] = (int32_t)(row + i);
+        out_b[n] = (int32_t)b;
+        n++;
+      }
+      skip = 0;
+    }
+    row += i;
+    if (i < m) break; /* the output is full */
+    cur ^= 1;
+    m = nm;
+  }
+  *rowp = row;
+  *skipp = skip;
+  return n;
+}
+
 static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
   join_state *s = NULL;
   join_desc D;
   int st;
   if ((st = state_at(d, op->arg[0], "probe", &s))) return st;
+  if (!__atomic_load_n(&s->ready, __ATOMIC_SEQ_CST))
+    return soft_fail(HADOS_E_INVALID, "join probe: 0x%llx is a join state whose build has not finished", (unsigned long long)op->arg[0]);
   if ((st = read_desc(d, op->src, len, "probe", &D))) return st;
   if (D.h.n_keys != s->n_keys) return soft_fail(HADOS_E_INVALID, "join probe: %u keys, the build has %u", D.h.n_keys, s->n_keys);
   uint8_t *op_out;
@@ -529,8 +769,12 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   uint64_t n = 0, cap = o.capacity, row = o.next_row, skip = o.next_match;
   uint64_t wsb[2][PROBE_BLOCK];
   int kindsb[2][PROBE_BLOCK];
-  uint32_t cur = 0, m = probe_block(s, cols, t, row, o.end_row, wsb[0], kindsb[0]);
-  while (row < o.end_row && n < cap) {
+  uint32_t cur = 0, m = 0;
+  if (s->dense)
+    n = dense_probe(s, &cols[0], &row, o.end_row, &skip, cap, unmatched, out_p, out_b);
+  else
+    m = probe_block(s, cols, t, row, o.end_row, wsb[0], kindsb[0]);
+  while (!s->dense && row < o.end_row && n < cap) {
     /* the next block's keys and slot prefetches go out before this
        block's lookups, so its slots arrive while this block is matched */
     const uint32_t nm = probe_block(s, cols, t, row + m, o.end_row, wsb[cur ^ 1], kindsb[cur ^ 1]);
@@ -593,7 +837,7 @@ int soft_join_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *res
   *result = 0;
   switch (op->opcode) {
     case HADOS_OP_JOIN_BUILD:
-      return join_build(d, op, len, result);
+      return op->arg[2] ? join_build_part(d, op, result) : join_build(d, op, len, result);
     case HADOS_OP_JOIN_PROBE:
       return join_probe(d, op, len, result);
     case HADOS_OP_JOIN_FREE: {

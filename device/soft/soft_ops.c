@@ -16,6 +16,11 @@
 #include "soft_relational.h"
 #include "soft_vkernels.h"
 
+#include "hados_joincond.h"
+
+/* HADOS_OP_JOIN_COND (soft_joincond.c). */
+int soft_joincond_op(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result);
+
 uint64_t soft_rand(uint64_t *s) {
   uint64_t x = *s;
   x ^= x << 13;
@@ -175,6 +180,8 @@ int soft_exec_op(soft_device *d, const hados_op *op, uint64_t prev, uint64_t *re
     case HADOS_OP_JOIN_PROBE:
     case HADOS_OP_JOIN_FREE:
       return soft_join_op(d, op, len, result);
+    case HADOS_OP_JOIN_COND:
+      return soft_joincond_op(d, op, len, result);
     default:
       return soft_fail(HADOS_E_INVALID, "soft: unknown opcode %u", op->opcode);
   }
