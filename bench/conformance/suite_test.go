@@ -26,17 +26,39 @@ type query struct {
 // TestBuilderPlans: the 22 builder plans over the standard schema,
 // executed by hados, equal DuckDB running the standard TPC-H SQL over the
 // same Parquet files.
+// The joins are planned by size for SF 1 (the benchmark's plans).
 func TestBuilderPlans(t *testing.T) {
+	runSuite(t, suiteBuilder, dataDir(t, tpchgen.Standard), builderQueries(planbuilder.Options{Schema: tpchgen.Standard}))
+}
+
+// TestBuilderPlanShapes: the same answers whatever the join strategies —
+// the joins as Spark's approved plans have them (every one broadcast),
+// every join planned by size shuffled (threshold below every side), and
+// the smaller side of every join broadcast (no threshold).
+func TestBuilderPlanShapes(t *testing.T) {
 	dir := dataDir(t, tpchgen.Standard)
+	for _, c := range []struct {
+		name string
+		opts planbuilder.Options
+	}{
+		{"as-written", planbuilder.Options{Schema: tpchgen.Standard, Joins: planbuilder.JoinsAsWritten}},
+		{"shuffled", planbuilder.Options{Schema: tpchgen.Standard, BroadcastThreshold: -1}},
+		{"broadcast", planbuilder.Options{Schema: tpchgen.Standard, BroadcastThreshold: 1 << 40}},
+	} {
+		t.Run(c.name, func(t *testing.T) { runSuite(t, suiteBuilder, dir, builderQueries(c.opts)) })
+	}
+}
+
+func builderQueries(opts planbuilder.Options) []query {
 	var qs []query
 	for n := 1; n <= planbuilder.TPCHQueries; n++ {
 		qs = append(qs, query{
 			n:    n,
-			plan: func() (*plan.Plan, error) { return planbuilder.TPCH(n, planbuilder.Options{Schema: tpchgen.Standard}) },
+			plan: func() (*plan.Plan, error) { return planbuilder.TPCH(n, opts) },
 			sql:  func() (string, error) { return duckdbh.TPCHQuery(n), nil },
 		})
 	}
-	runSuite(t, suiteBuilder, dir, qs)
+	return qs
 }
 
 // TestSparkPlans: Spark's own 22 TPC-H plans, imported and converted,

@@ -21,6 +21,8 @@ type benchOptions struct {
 	asJSON    bool
 	chart     string
 	keep      string
+	joins     string
+	bcastMiB  float64
 }
 
 func benchCmd(a *app) *cobra.Command {
@@ -59,12 +61,17 @@ with the Go toolchain from the bench module beside the repository (or given by
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
 	f.StringVar(&o.chart, "chart", "", "write an SVG bar chart of the ratios to this file")
 	f.StringVar(&o.keep, "results", "", "keep hados's results (qN.arrow per thread count) in this directory")
+	f.Float64Var(&o.bcastMiB, "broadcast-mib", 0, "largest estimated join side broadcast, in MiB (0: the builder's default)")
+	f.StringVar(&o.joins, "joins", "by-size", `join strategies: "by-size" (as Spark with AQE plans them at --sf) or "as-written" (the shapes of Spark's approved plans)`)
 	cmd.AddCommand(tpch)
 	return cmd
 }
 
 // validate checks the options and fills the defaults.
 func (o *benchOptions) validate() error {
+	if o.joins != "" && o.joins != "by-size" && o.joins != "as-written" {
+		return fmt.Errorf("--joins must be by-size or as-written, got %q", o.joins)
+	}
 	if !(o.sf > 0) {
 		return fmt.Errorf("--sf must be > 0, got %v", o.sf)
 	}

@@ -64,7 +64,7 @@ func benchHados(ctx context.Context, a *app, o benchOptions, threads int, querie
 		r := hadosRun{best: math.MaxInt64, bestCPU: math.MaxInt64}
 		for i := range o.runs {
 			last := i == o.runs-1
-			wall, cpu, rows, err := runTPCH(ctx, rt, opts, o.data, q, func(res *exec.Result) error {
+			wall, cpu, rows, err := runTPCH(ctx, rt, opts, o.data, o.planOptions(), q, func(res *exec.Result) error {
 				if !last {
 					return nil
 				}
@@ -84,10 +84,10 @@ func benchHados(ctx context.Context, a *app, o benchOptions, threads int, querie
 // runTPCH builds, converts and executes TPC-H query q over the standard
 // schema's tables in data, timing all of it, and hands the result to keep
 // before releasing it.
-func runTPCH(ctx context.Context, rt *hados.Runtime, opts rules.Options, data string, q int,
+func runTPCH(ctx context.Context, rt *hados.Runtime, opts rules.Options, data string, po planbuilder.Options, q int,
 	keep func(*exec.Result) error) (wall, cpu time.Duration, rows int64, err error) {
 	cpu0, start := processCPU(), time.Now()
-	p, err := planbuilder.TPCH(q, planbuilder.Options{Schema: tpchgen.Standard})
+	p, err := planbuilder.TPCH(q, po)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -162,4 +162,15 @@ func peakRSS() int64 {
 		return 0
 	}
 	return ru.Maxrss * 1024
+}
+
+// planOptions are the builder options of the benchmark's plans: the
+// standard schema, joins planned for the data's scale factor (or as
+// Spark's approved plans have them, --joins as-written).
+func (o benchOptions) planOptions() planbuilder.Options {
+	po := planbuilder.Options{Schema: tpchgen.Standard, ScaleFactor: o.sf, BroadcastThreshold: int64(o.bcastMiB * (1 << 20))}
+	if o.joins == "as-written" {
+		po.Joins = planbuilder.JoinsAsWritten
+	}
+	return po
 }

@@ -54,6 +54,11 @@ type Options struct {
 	// Prefetch is the number of decoded records each worker may hold ahead
 	// of the consumer (default 2).
 	Prefetch int
+	// RowGroupStart and RowGroupEnd, when RowGroupEnd > 0, restrict every
+	// file to its row groups [RowGroupStart, RowGroupEnd) (clamped to the
+	// file's count): the tasks of a stage that splits a file by row groups
+	// each read their part.
+	RowGroupStart, RowGroupEnd int
 
 	// Pruning switches, all on by default.
 	DisableStats, DisablePageIndex, DisableDictionary, DisableBloom bool
@@ -84,6 +89,9 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if c.Prefetch <= 0 {
 		c.Prefetch = defaultPrefetch
+	}
+	if c.RowGroupStart < 0 || c.RowGroupEnd < 0 || (c.RowGroupEnd > 0 && c.RowGroupStart >= c.RowGroupEnd) {
+		return c, fmt.Errorf("%w: row groups [%d, %d) is not a range", ErrOptions, c.RowGroupStart, c.RowGroupEnd)
 	}
 	seen := map[string]bool{}
 	for _, col := range c.Columns {

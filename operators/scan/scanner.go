@@ -287,7 +287,11 @@ func (s *Scanner) planSplits() {
 	for _, f := range s.files {
 		var cur *split
 		var size int64
-		for rg := 0; rg < f.md.NumRowGroups(); rg++ {
+		lo, hi := 0, f.md.NumRowGroups()
+		if s.opt.RowGroupEnd > 0 {
+			lo, hi = min(s.opt.RowGroupStart, hi), min(s.opt.RowGroupEnd, hi)
+		}
+		for rg := lo; rg < hi; rg++ {
 			s.cnt.rowGroups.Add(1)
 			if cur == nil || size >= s.opt.SplitBytes {
 				cur = &split{file: f, ch: make(chan item, s.opt.Prefetch)}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -250,4 +251,43 @@ func TestMissingTable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "warehouse") {
 		t.Fatalf("no warehouse: %v", err)
 	}
+}
+
+// TestRowGroupSplits: with splits smaller than a file, a scan's files are
+// cut between row groups into several tasks (the test's files hold up to
+// two row groups each), and every query gives the rows it gives with one
+// task per file.
+func TestRowGroupSplits(t *testing.T) {
+	dir := warehouse(t)
+	rt := runtime(t, "soft:memory=512MiB,cores=2")
+	for _, q := range []int{1, 3, 13, 18, 21} {
+		whole := run(t, exec.Env{Runtime: rt, Warehouse: dir, Parallelism: 2}, q)
+		restore := exec.SetSplitBytes(1)
+		out, err := exec.Run(context.Background(), exec.Env{Runtime: rt, Warehouse: dir, Parallelism: 2}, convert(t, q))
+		restore()
+		if err != nil {
+			t.Fatalf("Q%d: %v", q, err)
+		}
+		split := rows(out)
+		scanTasks := 0
+		for _, st := range out.Stages {
+			scanTasks = max(scanTasks, st.Tasks)
+		}
+		out.Release()
+		if !sameRows(whole, split) {
+			t.Fatalf("Q%d: whole files give %d rows, row-group splits %d:\n%s", q, len(whole), len(split), firstDiff(whole, split))
+		}
+		if files := len(mustFiles(t, filepath.Join(dir, "lineitem"))); q == 1 && scanTasks <= files {
+			t.Errorf("Q1: at most %d tasks in a stage over %d files of lineitem; want a task per row group", scanTasks, files)
+		}
+	}
+}
+
+func mustFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no Parquet files in %s: %v", dir, err)
+	}
+	return m
 }

@@ -25,3 +25,11 @@ func SetDropRequiredNotNull(on bool) func() {
 	dropRequiredNotNull = on
 	return func() { dropRequiredNotNull = old }
 }
+
+// SetSplitBytes fixes the scan split size (fixedSplitBytes; 0: computed)
+// and returns a function restoring it. Tests only; not concurrent-safe.
+func SetSplitBytes(n int64) (restore func()) {
+	old := fixedSplitBytes
+	fixedSplitBytes = n
+	return func() { fixedSplitBytes = old }
+}

@@ -2,7 +2,10 @@ package exec
 
 import (
 	"fmt"
+	"os"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/internal/safepath"
@@ -30,8 +33,8 @@ func (q *query) partitions(s *stage, n *rules.Node) (int, error) {
 	}
 	switch n.Kind {
 	case rules.DpuScan:
-		files, err := q.files(n)
-		return len(files), err
+		splits, err := q.splits(n)
+		return len(splits), err
 	case rules.DpuUnion:
 		total := 0
 		for _, c := range n.Children {
@@ -109,6 +112,104 @@ func (q *query) files(n *rules.Node) ([]string, error) {
 	q.fileCache[n] = files
 	q.mu.Unlock()
 	return files, nil
+}
+
+// split is one scan task's input: a file, or row groups [rgLo, rgHi) of
+// it when rgHi > 0.
+type split struct {
+	file       string
+	rgLo, rgHi int
+}
+
+// Scan splits: like Spark's FilePartition, a task reads at most
+// max(minSplitBytes, table bytes / engine cores) (and at most
+// maxSplitBytes), so that a table of few files still gives every core a
+// task; a file is cut only between row groups. The cores are the
+// devices' (not Env.Parallelism), so that Stages and RunStage agree.
+const (
+	minSplitBytes = 4 << 20
+	maxSplitBytes = 128 << 20
+)
+
+// fixedSplitBytes, when positive, replaces the computed split size
+// (tests).
+var fixedSplitBytes int64
+
+// splits lists a scan's tasks in file and row-group order: each file
+// whole, or, when it is bigger than the split size and has several row
+// groups, runs of consecutive row groups of about that size.
+func (q *query) splits(n *rules.Node) ([]split, error) {
+	q.mu.Lock()
+	if q.splitCache == nil {
+		q.splitCache = map[*rules.Node][]split{}
+	}
+	out, ok := q.splitCache[n]
+	q.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	files, err := q.files(n)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make([]int64, len(files))
+	var total int64
+	for i, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			sizes[i] = st.Size()
+			total += st.Size()
+		}
+	}
+	target := min(int64(maxSplitBytes), max(int64(minSplitBytes), total/int64(max(1, q.cores))))
+	if fixedSplitBytes > 0 {
+		target = fixedSplitBytes
+	}
+	out = make([]split, 0, len(files))
+	for i, f := range files {
+		if sizes[i] <= target {
+			out = append(out, split{file: f})
+			continue
+		}
+		out = append(out, rowGroupSplits(f, target)...)
+	}
+	q.mu.Lock()
+	q.splitCache[n] = out
+	q.mu.Unlock()
+	return out, nil
+}
+
+// rowGroupSplits cuts file f into runs of consecutive row groups of about
+// target compressed bytes; the file whole when its footer cannot be read
+// (the scan reports the error) or it has one row group.
+func rowGroupSplits(f string, target int64) []split {
+	r, err := file.OpenParquetFile(f, false)
+	if err != nil {
+		return []split{{file: f}}
+	}
+	defer r.Close()
+	md := r.MetaData()
+	if md.NumRowGroups() < 2 {
+		return []split{{file: f}}
+	}
+	var out []split
+	var size int64
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		if len(out) == 0 || size >= target {
+			out = append(out, split{file: f, rgLo: rg})
+			size = 0
+		}
+		out[len(out)-1].rgHi = rg + 1
+		rgm := md.RowGroup(rg)
+		if b := rgm.TotalCompressedSize(); b > 0 {
+			size += b
+		} else {
+			size += rgm.TotalByteSize()
+		}
+	}
+	if len(out) == 1 {
+		out[0].rgHi = 0
+	}
+	return out
 }
 
 // tableDir maps a scan's table identifier ("spark_catalog.default.lineitem")

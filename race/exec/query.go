@@ -48,10 +48,13 @@ type query struct {
 	// result is the main tree's result stage (its records are the query's)
 	result    *stage
 	fileCache map[*rules.Node][]string
-	required  map[string]map[string]bool // a file's required columns (requiredColumns)
-	bcast     map[string]*hados.Task
-	closed    bool
-	closeErr  error
+	// splitCache: a scan's splits (partitions.go)
+	splitCache map[*rules.Node][]split
+	cores      int                        // the engine cores of the query's devices (scan splits)
+	required   map[string]map[string]bool // a file's required columns (requiredColumns)
+	bcast      map[string]*hados.Task
+	closed     bool
+	closeErr   error
 }
 
 // newQuery checks env and res and prepares a query of res (close releases
@@ -80,6 +83,7 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 	if len(q.devices) == 0 {
 		return nil, fmt.Errorf("exec: the runtime has no device")
 	}
+	q.cores = cores
 	par := env.Parallelism
 	if par <= 0 {
 		par = cores

@@ -37,11 +37,11 @@ func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 	if si == nil || si.Format != "parquet" {
 		return nil, notExecutable(n, "only Parquet scans are executable")
 	}
-	files, err := b.q.files(n)
+	splits, err := b.q.splits(n)
 	if err != nil {
 		return nil, err
 	}
-	if p < 0 || p >= len(files) {
+	if p < 0 || p >= len(splits) {
 		return b.empty(n)
 	}
 	var mem memory.Allocator = hmem.NewHostAllocator(b.target.Host, b.target.Account)
@@ -50,8 +50,9 @@ func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 			mem = a
 		}
 	}
-	opt := scan.Options{Files: files[p : p+1], Alloc: mem}
-	if len(files) > 1 {
+	sp := splits[p]
+	opt := scan.Options{Files: []string{sp.file}, Alloc: mem, RowGroupStart: sp.rgLo, RowGroupEnd: sp.rgHi}
+	if len(splits) > 1 {
 		opt.Parallelism = 1 // the other splits are other tasks
 	}
 	fields := make([]arrow.Field, 0, len(n.Spark.Output))
@@ -301,11 +302,11 @@ func (b *builder) pruneNotNull(child *rules.Node, p int, cond *expr.Expr) *expr.
 	if kind, _ := b.q.leaf(b.s, s); kind != notLeaf {
 		return cond
 	}
-	files, err := b.q.files(s)
-	if err != nil || p < 0 || p >= len(files) {
+	splits, err := b.q.splits(s)
+	if err != nil || p < 0 || p >= len(splits) {
 		return cond
 	}
-	req := b.q.requiredColumns(files[p])
+	req := b.q.requiredColumns(splits[p].file)
 	if len(req) == 0 {
 		return cond
 	}

@@ -24,6 +24,18 @@ type Options struct {
 	// Database prefixes scanned table names ("spark_catalog.default" when
 	// empty), as Spark prints them.
 	Database string
+	// Joins selects how joins are planned: by estimated size at
+	// ScaleFactor (JoinsBySize, the default) or as the query writes them
+	// (JoinsAsWritten: the shapes of Spark's approved plans).
+	Joins JoinSelection
+	// ScaleFactor is the TPC-H scale the size estimates assume (zero
+	// means 1).
+	ScaleFactor float64
+	// BroadcastThreshold is the largest estimated size in bytes of a join
+	// side JoinsBySize broadcasts (zero means DefaultBroadcastThreshold;
+	// SparkBroadcastThreshold gives Spark's choices; negative broadcasts
+	// nothing but the sides a query broadcasts explicitly).
+	BroadcastThreshold int64
 }
 
 // Builder builds one plan. It allocates Spark-style attribute ids (unique
@@ -39,6 +51,7 @@ type Builder struct {
 	aggs    map[*plan.Node]*aggState
 	reuses  map[*plan.Node]*plan.Node // ReusedExchange → reused exchange
 	scanned map[*plan.Node]*plan.Node // ColumnarToRow → its Scan
+	rows    map[*plan.Node]float64    // estimated output rows (JoinsBySize)
 	built   bool
 }
 
@@ -60,7 +73,7 @@ func NewWith(opts Options) *Builder {
 		opts.Database = "spark_catalog.default"
 	}
 	b := &Builder{opts: opts, tables: map[string][]plan.Attr{}, aggs: map[*plan.Node]*aggState{},
-		reuses: map[*plan.Node]*plan.Node{}, scanned: map[*plan.Node]*plan.Node{}}
+		reuses: map[*plan.Node]*plan.Node{}, scanned: map[*plan.Node]*plan.Node{}, rows: map[*plan.Node]float64{}}
 	for _, t := range tpchgen.Tables() {
 		cols := make([]plan.Attr, 0, len(t.Columns))
 		for _, c := range t.Columns {

@@ -10,10 +10,12 @@
 // benchmark's real types. TPCH(n, opts) instead returns query n over the
 // specification's schema (bigint keys, decimal(15,2) money, date, string,
 // int; the column list comes from internal/tpchgen) with the
-// specification's validation parameters, in the same shape Spark gives
-// it: the same operators, join order, broadcast sides, partial and final
-// aggregates, exchanges, operator ids and output columns as the corpus
-// plan (see the tests). The plans' JSON is checked in under
+// specification's validation parameters, in the shape Spark gives it:
+// the same operators, join order, partial and final aggregates and output
+// columns as the corpus plan, with each join's strategy and build side
+// chosen for the data's scale (below; with Options.Joins =
+// JoinsAsWritten also the corpus plan's broadcast sides, exchanges,
+// operator ids and codegen stages, node by node: see the tests). The plans' JSON is checked in under
 // testdata/tpch/qN.json; those files are the plans the demo ships.
 //
 // # Building a plan
@@ -39,6 +41,8 @@
 //     (partial_sum with its sum/isEmpty buffers, then sum(…) AS name);
 //     Aggregate does the three at once. count(distinct) is planned as
 //     Spark does: group by the keys and the distinct column first.
+//   - Join (and InnerJoin on key pairs) lets the builder choose the
+//     strategy and build side (see "Join strategies at scale").
 //   - BroadcastHashJoin (build right or left, wrapped in a
 //     BroadcastExchange with HashedRelationBroadcastMode keys),
 //     ShuffledHashJoin and SortMergeJoin (hash exchanges, and sorts, on
@@ -97,8 +101,35 @@
 // and expressions, holds no resources and needs no release; Builder and
 // Rel hold nothing either.
 //
+// # Join strategies at scale
+//
+// Spark's approved TPC-H plans were made over tables of a few rows, so
+// Spark broadcast one side of every join — often the big one: Q5 and Q8
+// broadcast lineitem's side, Q3 orders and then lineitem. At scale factor
+// 1 a Spark cluster (spark.sql.autoBroadcastJoinThreshold 10 MiB,
+// adaptive execution on) plans differently, and so does Join under
+// JoinsBySize, the default: it estimates each side's rows (table sizes at
+// Options.ScaleFactor, 1/ndv for equality with a literal over a few known
+// column distinct counts, the covered share of TPC-H's date range for
+// date bounds, 1/3 for other comparisons, 1/10 for string matches;
+// primary-key joins keep the other side's rows in proportion; Expect
+// states what no estimate can know, as adaptive execution knows a
+// finished stage's size) and bytes (Spark's row sizes: 8 per column, 20
+// per string), then broadcasts a side within Options.BroadcastThreshold
+// that the join type can build (the right side of inner, outer, semi and
+// anti joins, the left of inner and right outer ones; the smaller when
+// both qualify), else plans a ShuffledHashJoin building the smaller side
+// it may (Spark plans a SortMergeJoin there; hados executes both as one
+// hash join) and skips the exchange of a side already hash partitioned on
+// its keys, as EnsureRequirements does. Join order, operators, aggregates
+// and columns do not change. The estimates only pick strategies: a wrong
+// one costs time, never a wrong answer (bench/conformance runs every plan
+// shape against DuckDB).
+//
 // # Where the TPC-H plans differ from the corpus
 //
+// Join strategies and build sides (above), unless Options.Joins is
+// JoinsAsWritten.
 // Query 6: over decimal(10,0) Spark proves the discount range empty and
 // plans an EmptyRelation; over decimal(15,2) the plan scans, filters and
 // aggregates lineitem. Everywhere the schema changes literals and casts

@@ -142,6 +142,26 @@ func (r *Rel) BroadcastHashJoin(right *Rel, j Join, build BuildSide) *Rel {
 	return r.b.join(plan.OpBroadcastHashJoin, left, right, j, build.String())
 }
 
+// Join joins r (left) with right, letting the builder choose the
+// strategy (Options.Joins): under JoinsAsWritten a BroadcastHashJoin
+// building the right side, as Spark plans every join of its approved
+// TPC-H plans over tiny tables; under JoinsBySize (the default) what
+// Spark's JoinSelection with adaptive execution chooses at
+// Options.ScaleFactor (see JoinSelection). A side that already is a
+// broadcast (Broadcast, Reuse) is always the build side.
+func (r *Rel) Join(right *Rel, j Join) *Rel {
+	switch {
+	case isExchange(right.n), r.b.opts.Joins == JoinsAsWritten:
+		return r.BroadcastHashJoin(right, j, BuildRight)
+	case isExchange(r.n):
+		return r.BroadcastHashJoin(right, j, BuildLeft)
+	}
+	return r.selectJoin(right, j)
+}
+
+// InnerJoin is Join for an inner join on the named key pairs.
+func (r *Rel) InnerJoin(right *Rel, pairs ...string) *Rel { return r.Join(right, r.b.On(pairs...)) }
+
 // BJ is the common case: an inner BroadcastHashJoin building the right
 // side, on the named key pairs.
 func (r *Rel) BJ(right *Rel, pairs ...string) *Rel {
@@ -149,9 +169,11 @@ func (r *Rel) BJ(right *Rel, pairs ...string) *Rel {
 }
 
 // ShuffledHashJoin hash-partitions both sides by their keys and joins them,
-// building a hash table of the build side in each partition.
+// building a hash table of the build side in each partition. A side
+// already hash partitioned by its keys (the output of a shuffled join on
+// them) is not exchanged again, as Spark's EnsureRequirements decides.
 func (r *Rel) ShuffledHashJoin(right *Rel, j Join, build BuildSide) *Rel {
-	l, rr := r.HashExchange(j.LeftKeys...), right.HashExchange(j.RightKeys...)
+	l, rr := r.partitionBy(j.LeftKeys), right.partitionBy(j.RightKeys)
 	return r.b.join(plan.OpShuffledHashJoin, l, rr, j, build.String())
 }
 
@@ -194,4 +216,14 @@ func (b *Builder) join(op plan.Op, left, right *Rel, j Join, build string) *Rel 
 	n := &plan.Node{Op: op, OpName: op.String(), Header: header, Codegen: true,
 		Children: []*plan.Node{left.n, right.n}, Output: cloneAttrs(out), Join: info}
 	return &Rel{b: b, n: n}
+}
+
+// partitionBy is r hash partitioned by keys: r itself when it already is,
+// else r under a hash exchange.
+func (r *Rel) partitionBy(keys []*plan.Expr) *Rel {
+	bound := r.b.bindAll(keys, r.n.Output, r.where(plan.OpExchange))
+	if len(bound) == len(keys) && hashPartitioned(r.n, bound) {
+		return r
+	}
+	return r.HashExchange(keys...)
 }

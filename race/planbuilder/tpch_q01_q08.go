@@ -24,27 +24,27 @@ func q2(b *Builder) *Rel {
 		b.nn("p_size"), b.nn("p_type"), b.Eq(c("p_size"), b.Int(15)), b.Like(c("p_type"), "%BRASS"), b.nn("p_partkey")).
 		Keep("p_partkey", "p_mfgr")
 	ps := b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_supplycost"), b.nn("ps_partkey"), b.nn("ps_supplycost"), b.nn("ps_suppkey"))
-	main := part.BJ(ps, "p_partkey", "ps_partkey").Keep("p_partkey", "p_mfgr", "ps_suppkey", "ps_supplycost")
+	main := part.InnerJoin(ps, "p_partkey", "ps_partkey").Keep("p_partkey", "p_mfgr", "ps_suppkey", "ps_supplycost")
 
 	region := b.scanWhere("region", strs("r_regionkey", "r_name"), b.nn("r_name"), b.Eq(c("r_name"), b.Str("EUROPE")), b.nn("r_regionkey")).
 		Keep("r_regionkey").Broadcast(c("r_regionkey"))
 	minCost := b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_supplycost"), b.nn("ps_suppkey"), b.nn("ps_partkey")).
-		BJ(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "ps_suppkey", "s_suppkey").
+		InnerJoin(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "ps_suppkey", "s_suppkey").
 		Keep("ps_partkey", "ps_supplycost", "s_nationkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
 		Keep("ps_partkey", "ps_supplycost", "n_regionkey").
-		BJ(region, "n_regionkey", "r_regionkey").
+		InnerJoin(region, "n_regionkey", "r_regionkey").
 		Keep("ps_partkey", "ps_supplycost").
 		Aggregate(b.Cols("ps_partkey"), []AggFn{b.Min(c("ps_supplycost")).As("min(ps_supplycost)")}, c("min(ps_supplycost)"), c("ps_partkey")).
 		Filter(b.nn("min(ps_supplycost)"))
 
-	return main.BJ(minCost, "ps_supplycost", "min(ps_supplycost)", "p_partkey", "ps_partkey").
+	return main.InnerJoin(minCost, "ps_supplycost", "min(ps_supplycost)", "p_partkey", "ps_partkey").
 		Keep("p_partkey", "p_mfgr", "ps_suppkey").
-		BJ(b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_nationkey", "s_phone", "s_acctbal", "s_comment"), b.nn("s_suppkey"), b.nn("s_nationkey")), "ps_suppkey", "s_suppkey").
+		InnerJoin(b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_nationkey", "s_phone", "s_acctbal", "s_comment"), b.nn("s_suppkey"), b.nn("s_nationkey")), "ps_suppkey", "s_suppkey").
 		Keep("p_partkey", "p_mfgr", "s_name", "s_address", "s_nationkey", "s_phone", "s_acctbal", "s_comment").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
 		Keep("p_partkey", "p_mfgr", "s_name", "s_address", "s_phone", "s_acctbal", "s_comment", "n_name", "n_regionkey").
-		BJ(region.Reuse(), "n_regionkey", "r_regionkey").
+		InnerJoin(region.Reuse(), "n_regionkey", "r_regionkey").
 		Keep("s_acctbal", "s_name", "n_name", "p_partkey", "p_mfgr", "s_address", "s_phone", "s_comment").
 		TakeOrdered(100, []*plan.Expr{b.Desc(c("s_acctbal")), b.Asc(c("n_name")), b.Asc(c("s_name")), b.Asc(c("p_partkey"))})
 }
@@ -55,10 +55,10 @@ func q3(b *Builder) *Rel {
 	day := b.Date("1995-03-15")
 	return b.scanWhere("customer", strs("c_custkey", "c_mktsegment"), b.nn("c_mktsegment"), b.Eq(c("c_mktsegment"), b.Str("BUILDING")), b.nn("c_custkey")).
 		Keep("c_custkey").
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate", "o_shippriority"),
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate", "o_shippriority"),
 			b.nn("o_orderdate"), b.Lt(c("o_orderdate"), day), b.nn("o_custkey"), b.nn("o_orderkey")), "c_custkey", "o_custkey").
 		Keep("o_orderkey", "o_orderdate", "o_shippriority").
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_extendedprice", "l_discount", "l_shipdate"),
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_extendedprice", "l_discount", "l_shipdate"),
 			b.nn("l_shipdate"), b.Gt(c("l_shipdate"), day), b.nn("l_orderkey")).Keep("l_orderkey", "l_extendedprice", "l_discount"), "o_orderkey", "l_orderkey").
 		Keep("o_orderdate", "o_shippriority", "l_orderkey", "l_extendedprice", "l_discount").
 		Aggregate(b.Cols("l_orderkey", "o_orderdate", "o_shippriority"), []AggFn{b.Sum(b.disc()).As("revenue")},
@@ -75,7 +75,7 @@ func q4(b *Builder) *Rel {
 	return b.scanWhere("orders", strs("o_orderkey", "o_orderdate", "o_orderpriority"),
 		b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1993-07-01")), b.Lt(c("o_orderdate"), b.DateAdd("1993-07-01", 0, 3, 0))).
 		Keep("o_orderkey", "o_orderpriority").
-		BroadcastHashJoin(late, b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey"), BuildRight).
+		Join(late, b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey")).
 		Keep("o_orderpriority").
 		Aggregate(b.Cols("o_orderpriority"), []AggFn{b.CountStar().As("order_count")}).
 		OrderBy(b.Asc(c("o_orderpriority")))
@@ -85,17 +85,17 @@ func q4(b *Builder) *Rel {
 func q5(b *Builder) *Rel {
 	c := b.Col
 	return b.scanWhere("customer", strs("c_custkey", "c_nationkey"), b.nn("c_custkey"), b.nn("c_nationkey")).
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
 			b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1994-01-01")), b.Lt(c("o_orderdate"), b.DateAdd("1994-01-01", 1, 0, 0)),
 			b.nn("o_custkey"), b.nn("o_orderkey")).Keep("o_orderkey", "o_custkey"), "c_custkey", "o_custkey").
 		Keep("c_nationkey", "o_orderkey").
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_suppkey", "l_extendedprice", "l_discount"), b.nn("l_orderkey"), b.nn("l_suppkey")), "o_orderkey", "l_orderkey").
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_suppkey", "l_extendedprice", "l_discount"), b.nn("l_orderkey"), b.nn("l_suppkey")), "o_orderkey", "l_orderkey").
 		Keep("c_nationkey", "l_suppkey", "l_extendedprice", "l_discount").
-		BJ(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey", "c_nationkey", "s_nationkey").
+		InnerJoin(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey", "c_nationkey", "s_nationkey").
 		Keep("l_extendedprice", "l_discount", "s_nationkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "s_nationkey", "n_nationkey").
 		Keep("l_extendedprice", "l_discount", "n_name", "n_regionkey").
-		BJ(b.scanWhere("region", strs("r_regionkey", "r_name"), b.nn("r_name"), b.Eq(c("r_name"), b.Str("ASIA")), b.nn("r_regionkey")).Keep("r_regionkey"), "n_regionkey", "r_regionkey").
+		InnerJoin(b.scanWhere("region", strs("r_regionkey", "r_name"), b.nn("r_name"), b.Eq(c("r_name"), b.Str("ASIA")), b.nn("r_regionkey")).Keep("r_regionkey"), "n_regionkey", "r_regionkey").
 		Keep("l_extendedprice", "l_discount", "n_name").
 		Aggregate(b.Cols("n_name"), []AggFn{b.Sum(b.disc()).As("revenue")}).
 		OrderBy(b.Desc(c("revenue")))
@@ -119,21 +119,21 @@ func q7(b *Builder) *Rel {
 	nations := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey"),
 		b.Or(b.Eq(c("n_name"), b.Str("FRANCE")), b.Eq(c("n_name"), b.Str("GERMANY")))).Broadcast(c("n_nationkey"))
 	left := b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_suppkey", "l_extendedprice", "l_discount", "l_shipdate"),
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_suppkey", "l_extendedprice", "l_discount", "l_shipdate"),
 			b.nn("l_shipdate"), b.Ge(c("l_shipdate"), b.Date("1995-01-01")), b.Le(c("l_shipdate"), b.Date("1996-12-31")),
 			b.nn("l_suppkey"), b.nn("l_orderkey")), "s_suppkey", "l_suppkey").
 		Keep("s_nationkey", "l_orderkey", "l_extendedprice", "l_discount", "l_shipdate").
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_custkey"), b.nn("o_orderkey"), b.nn("o_custkey")), "l_orderkey", "o_orderkey").
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_custkey"), b.nn("o_orderkey"), b.nn("o_custkey")), "l_orderkey", "o_orderkey").
 		Keep("s_nationkey", "l_extendedprice", "l_discount", "l_shipdate", "o_custkey").
-		BJ(b.scanWhere("customer", strs("c_custkey", "c_nationkey"), b.nn("c_custkey"), b.nn("c_nationkey")), "o_custkey", "c_custkey").
+		InnerJoin(b.scanWhere("customer", strs("c_custkey", "c_nationkey"), b.nn("c_custkey"), b.nn("c_nationkey")), "o_custkey", "c_custkey").
 		Keep("s_nationkey", "l_extendedprice", "l_discount", "l_shipdate", "c_nationkey").
-		BJ(nations, "s_nationkey", "n_nationkey").
+		InnerJoin(nations, "s_nationkey", "n_nationkey").
 		Keep("l_extendedprice", "l_discount", "l_shipdate", "c_nationkey", "n_name")
 	n2 := nations.Reuse()
 	supp, cust := left.Col("n_name"), n2.Col("n_name")
 	fr, de := b.Str("FRANCE"), b.Str("GERMANY")
 	cond := b.Or(b.And(b.Eq(supp, fr), b.Eq(cust, de)), b.And(b.Eq(supp, de), b.Eq(cust, fr)))
-	return left.BroadcastHashJoin(n2, b.On("c_nationkey", "n_nationkey").Where(cond), BuildRight).
+	return left.Join(n2, b.On("c_nationkey", "n_nationkey").Where(cond)).
 		Project(b.As(supp, "supp_nation"), b.As(cust, "cust_nation"), b.As(b.Year(c("l_shipdate")), "l_year"), b.As(b.disc(), "volume")).
 		Aggregate(b.Cols("supp_nation", "cust_nation", "l_year"), []AggFn{b.Sum(c("volume")).As("revenue")}).
 		OrderBy(b.Asc(c("supp_nation")), b.Asc(c("cust_nation")), b.Asc(c("l_year")))
@@ -145,21 +145,21 @@ func q8(b *Builder) *Rel {
 	c := b.Col
 	return b.scanWhere("part", strs("p_partkey", "p_type"), b.nn("p_type"), b.Eq(c("p_type"), b.Str("ECONOMY ANODIZED STEEL")), b.nn("p_partkey")).
 		Keep("p_partkey").
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_partkey", "l_suppkey", "l_extendedprice", "l_discount"), b.nn("l_partkey"), b.nn("l_suppkey"), b.nn("l_orderkey")), "p_partkey", "l_partkey").
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_partkey", "l_suppkey", "l_extendedprice", "l_discount"), b.nn("l_partkey"), b.nn("l_suppkey"), b.nn("l_orderkey")), "p_partkey", "l_partkey").
 		Keep("l_orderkey", "l_suppkey", "l_extendedprice", "l_discount").
-		BJ(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey").
+		InnerJoin(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey").
 		Keep("l_orderkey", "l_extendedprice", "l_discount", "s_nationkey").
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
 			b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1995-01-01")), b.Le(c("o_orderdate"), b.Date("1996-12-31")),
 			b.nn("o_orderkey"), b.nn("o_custkey")), "l_orderkey", "o_orderkey").
 		Keep("l_extendedprice", "l_discount", "s_nationkey", "o_custkey", "o_orderdate").
-		BJ(b.scanWhere("customer", strs("c_custkey", "c_nationkey"), b.nn("c_custkey"), b.nn("c_nationkey")), "o_custkey", "c_custkey").
+		InnerJoin(b.scanWhere("customer", strs("c_custkey", "c_nationkey"), b.nn("c_custkey"), b.nn("c_nationkey")), "o_custkey", "c_custkey").
 		Keep("l_extendedprice", "l_discount", "s_nationkey", "o_orderdate", "c_nationkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "c_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_regionkey"), b.nn("n_nationkey"), b.nn("n_regionkey")), "c_nationkey", "n_nationkey").
 		Keep("l_extendedprice", "l_discount", "s_nationkey", "o_orderdate", "n_regionkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "s_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "s_nationkey", "n_nationkey").
 		Keep("l_extendedprice", "l_discount", "o_orderdate", "n_regionkey", "n_name").
-		BJ(b.scanWhere("region", strs("r_regionkey", "r_name"), b.nn("r_name"), b.Eq(c("r_name"), b.Str("AMERICA")), b.nn("r_regionkey")).Keep("r_regionkey"), "n_regionkey", "r_regionkey").
+		InnerJoin(b.scanWhere("region", strs("r_regionkey", "r_name"), b.nn("r_name"), b.Eq(c("r_name"), b.Str("AMERICA")), b.nn("r_regionkey")).Keep("r_regionkey"), "n_regionkey", "r_regionkey").
 		Project(b.As(b.Year(c("o_orderdate")), "o_year"), b.As(b.disc(), "volume"), b.As(c("n_name"), "nation")).
 		Aggregate(b.Cols("o_year"), []AggFn{
 			b.Sum(b.Case(b.Eq(c("nation"), b.Str("BRAZIL")), c("volume"), b.Int(0))).As("brazil"),

@@ -8,17 +8,17 @@ func q9(b *Builder) *Rel {
 	amount := b.Sub(b.disc(), b.Mul(c("ps_supplycost"), c("l_quantity")))
 	return b.scanWhere("part", strs("p_partkey", "p_name"), b.nn("p_name"), b.Like(c("p_name"), "%green%"), b.nn("p_partkey")).
 		Keep("p_partkey").
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount"),
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount"),
 			b.nn("l_partkey"), b.nn("l_suppkey"), b.nn("l_orderkey")), "p_partkey", "l_partkey").
 		Keep("l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount").
-		BJ(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey").
+		InnerJoin(b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")), "l_suppkey", "s_suppkey").
 		Keep("l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount", "s_nationkey").
-		BJ(b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_supplycost"), b.nn("ps_suppkey"), b.nn("ps_partkey")),
+		InnerJoin(b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_supplycost"), b.nn("ps_suppkey"), b.nn("ps_partkey")),
 			"l_suppkey", "ps_suppkey", "l_partkey", "ps_partkey").
 		Keep("l_orderkey", "l_quantity", "l_extendedprice", "l_discount", "s_nationkey", "ps_supplycost").
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_orderdate"), b.nn("o_orderkey")), "l_orderkey", "o_orderkey").
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_orderdate"), b.nn("o_orderkey")), "l_orderkey", "o_orderkey").
 		Keep("l_quantity", "l_extendedprice", "l_discount", "s_nationkey", "ps_supplycost", "o_orderdate").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "s_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "s_nationkey", "n_nationkey").
 		Project(b.As(c("n_name"), "nation"), b.As(b.Year(c("o_orderdate")), "o_year"), b.As(amount, "amount")).
 		Aggregate(b.Cols("nation", "o_year"), []AggFn{b.Sum(c("amount")).As("sum_profit")}).
 		OrderBy(b.Asc(c("nation")), b.Desc(c("o_year")))
@@ -28,14 +28,14 @@ func q9(b *Builder) *Rel {
 func q10(b *Builder) *Rel {
 	c := b.Col
 	return b.scanWhere("customer", strs("c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_comment"), b.nn("c_custkey"), b.nn("c_nationkey")).
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_orderdate"),
 			b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1993-10-01")), b.Lt(c("o_orderdate"), b.DateAdd("1993-10-01", 0, 3, 0)),
 			b.nn("o_custkey"), b.nn("o_orderkey")).Keep("o_orderkey", "o_custkey"), "c_custkey", "o_custkey").
 		Keep("c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_comment", "o_orderkey").
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_extendedprice", "l_discount", "l_returnflag"),
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_extendedprice", "l_discount", "l_returnflag"),
 			b.nn("l_returnflag"), b.Eq(c("l_returnflag"), b.Str("R")), b.nn("l_orderkey")).Keep("l_orderkey", "l_extendedprice", "l_discount"), "o_orderkey", "l_orderkey").
 		Keep("c_custkey", "c_name", "c_address", "c_nationkey", "c_phone", "c_acctbal", "c_comment", "l_extendedprice", "l_discount").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "c_nationkey", "n_nationkey").
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_nationkey")), "c_nationkey", "n_nationkey").
 		Keep("c_custkey", "c_name", "c_address", "c_phone", "c_acctbal", "c_comment", "l_extendedprice", "l_discount", "n_name").
 		Aggregate(b.Cols("c_custkey", "c_name", "c_acctbal", "c_phone", "n_name", "c_address", "c_comment"), []AggFn{b.Sum(b.disc()).As("revenue")},
 			b.Cols("c_custkey", "c_name", "revenue", "c_acctbal", "n_name", "c_address", "c_phone", "c_comment")...).
@@ -52,7 +52,7 @@ func q11(b *Builder) *Rel {
 	nation := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("GERMANY")), b.nn("n_nationkey")).
 		Keep("n_nationkey").Broadcast(c("n_nationkey"))
 	stock := func(r *Rel, s, n *Rel, cols ...string) *Rel {
-		return r.BJ(s, "ps_suppkey", "s_suppkey").Keep(append(cols, "s_nationkey")...).BJ(n, "s_nationkey", "n_nationkey").Keep(cols...)
+		return r.InnerJoin(s, "ps_suppkey", "s_suppkey").Keep(append(cols, "s_nationkey")...).InnerJoin(n, "s_nationkey", "n_nationkey").Keep(cols...)
 	}
 	main := stock(b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")), supp, nation,
 		"ps_partkey", "ps_availqty", "ps_supplycost")
@@ -72,7 +72,7 @@ func q12(b *Builder) *Rel {
 	urgent, high := b.Str("1-URGENT"), b.Str("2-HIGH")
 	prio := c("o_orderpriority")
 	return b.scanWhere("orders", strs("o_orderkey", "o_orderpriority"), b.nn("o_orderkey")).
-		BJ(b.scanWhere("lineitem", strs("l_orderkey", "l_shipdate", "l_commitdate", "l_receiptdate", "l_shipmode"),
+		InnerJoin(b.scanWhere("lineitem", strs("l_orderkey", "l_shipdate", "l_commitdate", "l_receiptdate", "l_shipmode"),
 			b.nn("l_commitdate"), b.nn("l_receiptdate"), b.nn("l_shipdate"), b.In(c("l_shipmode"), b.Strs("MAIL", "SHIP")...),
 			b.Lt(c("l_commitdate"), c("l_receiptdate")), b.Lt(c("l_shipdate"), c("l_commitdate")),
 			b.Ge(c("l_receiptdate"), b.Date("1994-01-01")), b.Lt(c("l_receiptdate"), b.DateAdd("1994-01-01", 1, 0, 0)), b.nn("l_orderkey")).
@@ -92,7 +92,7 @@ func q13(b *Builder) *Rel {
 	orders := b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_comment"),
 		b.nn("o_comment"), b.Not(b.Like(c("o_comment"), "%special%requests%")), b.nn("o_custkey")).Keep("o_orderkey", "o_custkey")
 	return b.Scan("customer", "c_custkey").
-		BroadcastHashJoin(orders, b.OnType(plan.JoinLeftOuter, "c_custkey", "o_custkey"), BuildRight).
+		Join(orders, b.OnType(plan.JoinLeftOuter, "c_custkey", "o_custkey")).
 		Keep("c_custkey", "o_orderkey").
 		Aggregate(b.Cols("c_custkey"), []AggFn{b.Count(c("o_orderkey")).As("c_count")}, c("c_count")).
 		Aggregate(b.Cols("c_count"), []AggFn{b.CountStar().As("custdist")}).
@@ -105,7 +105,7 @@ func q14(b *Builder) *Rel {
 	return b.scanWhere("lineitem", strs("l_partkey", "l_extendedprice", "l_discount", "l_shipdate"),
 		b.nn("l_shipdate"), b.Ge(c("l_shipdate"), b.Date("1995-09-01")), b.Lt(c("l_shipdate"), b.DateAdd("1995-09-01", 0, 1, 0)), b.nn("l_partkey")).
 		Keep("l_partkey", "l_extendedprice", "l_discount").
-		BJ(b.scanWhere("part", strs("p_partkey", "p_type"), b.nn("p_partkey")), "l_partkey", "p_partkey").
+		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_type"), b.nn("p_partkey")), "l_partkey", "p_partkey").
 		Keep("l_extendedprice", "l_discount", "p_type").
 		Aggregate(nil, []AggFn{
 			b.Sum(b.Case(b.Like(c("p_type"), "PROMO%"), b.disc(), b.Int(0))).As("promo"),
@@ -134,9 +134,9 @@ func q15(b *Builder) *Rel {
 		Aggregate(nil, []AggFn{b.Max(c("total_revenue")).As("max(total_revenue)")})
 	maxRevenue := b.ScalarSubquery(top)
 	best := revenue0(b, true, b.As(c("l_suppkey"), "supplier_no"), c("total_revenue")).
-		Filter(b.And(b.nn("total_revenue"), b.Eq(c("total_revenue"), maxRevenue)))
+		Filter(b.And(b.nn("total_revenue"), b.Eq(c("total_revenue"), maxRevenue))).Expect(1)
 	return b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_phone"), b.nn("s_suppkey")).
-		BJ(best, "s_suppkey", "supplier_no").
+		InnerJoin(best, "s_suppkey", "supplier_no").
 		Keep("s_suppkey", "s_name", "s_address", "s_phone", "total_revenue").
 		OrderBy(b.Asc(c("s_suppkey")))
 }
@@ -152,8 +152,8 @@ func q16(b *Builder) *Rel {
 	anti.NullAware = true
 	keys := b.Cols("p_brand", "p_type", "p_size")
 	return b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey"), b.nn("ps_partkey")).
-		BroadcastHashJoin(complaints, anti, BuildRight).
-		BJ(b.scanWhere("part", strs("p_partkey", "p_brand", "p_type", "p_size"),
+		Join(complaints, anti).
+		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_type", "p_size"),
 			b.nn("p_brand"), b.nn("p_type"), b.Ne(c("p_brand"), b.Str("Brand#45")), b.Not(b.Like(c("p_type"), "MEDIUM POLISHED%")),
 			b.In(c("p_size"), b.Ints(49, 14, 23, 45, 19, 3, 36, 9)...), b.nn("p_partkey")), "ps_partkey", "p_partkey").
 		Keep("ps_suppkey", "p_brand", "p_type", "p_size").

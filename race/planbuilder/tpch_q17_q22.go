@@ -12,11 +12,11 @@ func q17(b *Builder) *Rel {
 		Aggregate(b.Cols("l_partkey"), []AggFn{b.Avg(c("l_quantity")).As("avg")}, b.As(b.Mul(b.Dec("0.2"), c("avg")), avgName), c("l_partkey")).
 		Filter(b.nn(avgName))
 	return b.scanWhere("lineitem", strs("l_partkey", "l_quantity", "l_extendedprice"), b.nn("l_partkey"), b.nn("l_quantity")).
-		BJ(b.scanWhere("part", strs("p_partkey", "p_brand", "p_container"),
+		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_container"),
 			b.nn("p_brand"), b.nn("p_container"), b.Eq(c("p_brand"), b.Str("Brand#23")), b.Eq(c("p_container"), b.Str("MED BOX")), b.nn("p_partkey")).
 			Keep("p_partkey"), "l_partkey", "p_partkey").
 		Keep("l_quantity", "l_extendedprice", "p_partkey").
-		BroadcastHashJoin(avgQty, b.On("p_partkey", "l_partkey").Where(b.Lt(c("l_quantity"), c(avgName))), BuildRight).
+		Join(avgQty, b.On("p_partkey", "l_partkey").Where(b.Lt(c("l_quantity"), c(avgName)))).
 		Keep("l_extendedprice").
 		Aggregate(nil, []AggFn{b.Sum(c("l_extendedprice")).As("sum")}, b.As(b.Div(c("sum"), b.Dec("7.0")), "avg_yearly"))
 }
@@ -28,17 +28,17 @@ func q18(b *Builder) *Rel {
 	const sumName = "sum(l_quantity)"
 	big := b.Scan("lineitem", "l_orderkey", "l_quantity").
 		Aggregate(b.Cols("l_orderkey"), []AggFn{b.Sum(c("l_quantity")).As(sumName)}).
-		Filter(b.And(b.nn(sumName), b.Gt(c(sumName), b.Int(300)))).
+		Filter(b.And(b.nn(sumName), b.Gt(c(sumName), b.Int(300)))).Expect(60).
 		Keep("l_orderkey").Broadcast(c("l_orderkey"))
 	semi := b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey")
 	orders := b.scanWhere("orders", strs("o_orderkey", "o_custkey", "o_totalprice", "o_orderdate"), b.nn("o_custkey"), b.nn("o_orderkey")).
-		BroadcastHashJoin(big, semi, BuildRight)
+		Join(big, semi)
 	lines := b.scanWhere("lineitem", strs("l_orderkey", "l_quantity"), b.nn("l_orderkey")).
-		BroadcastHashJoin(big.Reuse(), b.OnType(plan.JoinLeftSemi, "l_orderkey", "l_orderkey"), BuildRight)
+		Join(big.Reuse(), b.OnType(plan.JoinLeftSemi, "l_orderkey", "l_orderkey"))
 	return b.scanWhere("customer", strs("c_custkey", "c_name"), b.nn("c_custkey")).
-		BJ(orders, "c_custkey", "o_custkey").
+		InnerJoin(orders, "c_custkey", "o_custkey").
 		Keep("c_custkey", "c_name", "o_orderkey", "o_totalprice", "o_orderdate").
-		BJ(lines, "o_orderkey", "l_orderkey").
+		InnerJoin(lines, "o_orderkey", "l_orderkey").
 		Keep("c_custkey", "c_name", "o_orderkey", "o_totalprice", "o_orderdate", "l_quantity").
 		Aggregate(b.Cols("c_name", "c_custkey", "o_orderkey", "o_orderdate", "o_totalprice"), []AggFn{b.Sum(c("l_quantity")).As(sumName)}).
 		TakeOrdered(100, []*plan.Expr{b.Desc(c("o_totalprice")), b.Asc(c("o_orderdate"))})
@@ -74,9 +74,9 @@ func q19(b *Builder) *Rel {
 		b.nn("l_shipinstruct"), b.In(c("l_shipmode"), b.Strs("AIR", "AIR REG")...), b.Eq(c("l_shipinstruct"), b.Str("DELIVER IN PERSON")),
 		b.nn("l_partkey"), b.Or(lineConds...)).
 		Keep("l_partkey", "l_quantity", "l_extendedprice", "l_discount").
-		BroadcastHashJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_size", "p_container"),
+		Join(b.scanWhere("part", strs("p_partkey", "p_brand", "p_size", "p_container"),
 			b.nn("p_size"), b.Ge(c("p_size"), b.Int(1)), b.nn("p_partkey"), b.Or(partConds...)),
-			b.On("l_partkey", "p_partkey").Where(b.Or(joinConds...)), BuildRight).
+			b.On("l_partkey", "p_partkey").Where(b.Or(joinConds...))).
 		Keep("l_extendedprice", "l_discount").
 		Aggregate(nil, []AggFn{b.Sum(b.disc()).As("revenue")})
 }
@@ -92,19 +92,19 @@ func q20(b *Builder) *Rel {
 		b.nn("l_shipdate"), b.Ge(c("l_shipdate"), b.Date("1994-01-01")), b.Lt(c("l_shipdate"), b.DateAdd("1994-01-01", 1, 0, 0)),
 		b.nn("l_partkey"), b.nn("l_suppkey")).
 		Keep("l_partkey", "l_suppkey", "l_quantity").
-		BroadcastHashJoin(forest.Reuse(), b.OnType(plan.JoinLeftSemi, "l_partkey", "p_partkey"), BuildRight).
+		Join(forest.Reuse(), b.OnType(plan.JoinLeftSemi, "l_partkey", "p_partkey")).
 		Keep("l_partkey", "l_quantity", "l_suppkey").
 		Aggregate(b.Cols("l_partkey", "l_suppkey"), []AggFn{b.Sum(c("l_quantity")).As("sum")},
 			b.As(b.Mul(b.Dec("0.5"), c("sum")), halfName), c("l_partkey"), c("l_suppkey")).
 		Filter(b.nn(halfName))
 	candidates := b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_availqty"), b.nn("ps_availqty"), b.nn("ps_partkey"), b.nn("ps_suppkey")).
-		BroadcastHashJoin(forest, b.OnType(plan.JoinLeftSemi, "ps_partkey", "p_partkey"), BuildRight).
-		BroadcastHashJoin(shipped, b.On("ps_partkey", "l_partkey", "ps_suppkey", "l_suppkey").Where(b.Gt(c("ps_availqty"), c(halfName))), BuildRight).
+		Join(forest, b.OnType(plan.JoinLeftSemi, "ps_partkey", "p_partkey")).
+		Join(shipped, b.On("ps_partkey", "l_partkey", "ps_suppkey", "l_suppkey").Where(b.Gt(c("ps_availqty"), c(halfName)))).
 		Keep("ps_suppkey")
 	return b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_nationkey"), b.nn("s_nationkey")).
-		BroadcastHashJoin(candidates, b.OnType(plan.JoinLeftSemi, "s_suppkey", "ps_suppkey"), BuildRight).
+		Join(candidates, b.OnType(plan.JoinLeftSemi, "s_suppkey", "ps_suppkey")).
 		Keep("s_name", "s_address", "s_nationkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("CANADA")), b.nn("n_nationkey")).Keep("n_nationkey"),
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("CANADA")), b.nn("n_nationkey")).Keep("n_nationkey"),
 			"s_nationkey", "n_nationkey").
 		Keep("s_name", "s_address").
 		OrderBy(b.Asc(c("s_name")))
@@ -125,15 +125,15 @@ func q21(b *Builder) *Rel {
 	l3 := late()
 	other := func(r *Rel) *plan.Expr { return b.Ne(r.Col("l_suppkey"), l1.Col("l_suppkey")) }
 	waiting := l1.
-		BroadcastHashJoin(l2, b.OnType(plan.JoinLeftSemi, "l_orderkey", "l_orderkey").Where(other(l2)), BuildRight).
-		BroadcastHashJoin(l3, b.OnType(plan.JoinLeftAnti, "l_orderkey", "l_orderkey").Where(other(l3)), BuildRight)
+		Join(l2, b.OnType(plan.JoinLeftSemi, "l_orderkey", "l_orderkey").Where(other(l2))).
+		Join(l3, b.OnType(plan.JoinLeftAnti, "l_orderkey", "l_orderkey").Where(other(l3)))
 	return b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).
-		BJ(waiting, "s_suppkey", "l_suppkey").
+		InnerJoin(waiting, "s_suppkey", "l_suppkey").
 		Keep("s_name", "s_nationkey", "l_orderkey").
-		BJ(b.scanWhere("orders", strs("o_orderkey", "o_orderstatus"), b.nn("o_orderstatus"), b.Eq(c("o_orderstatus"), b.Str("F")), b.nn("o_orderkey")).Keep("o_orderkey"),
+		InnerJoin(b.scanWhere("orders", strs("o_orderkey", "o_orderstatus"), b.nn("o_orderstatus"), b.Eq(c("o_orderstatus"), b.Str("F")), b.nn("o_orderkey")).Keep("o_orderkey"),
 			"l_orderkey", "o_orderkey").
 		Keep("s_name", "s_nationkey").
-		BJ(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("SAUDI ARABIA")), b.nn("n_nationkey")).Keep("n_nationkey"),
+		InnerJoin(b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("SAUDI ARABIA")), b.nn("n_nationkey")).Keep("n_nationkey"),
 			"s_nationkey", "n_nationkey").
 		Keep("s_name").
 		Aggregate(b.Cols("s_name"), []AggFn{b.CountStar().As("numwait")}).
@@ -152,7 +152,7 @@ func q22(b *Builder) *Rel {
 		Keep("c_acctbal").
 		Aggregate(nil, []AggFn{b.Avg(c("c_acctbal")).As("avg(c_acctbal)")}))
 	return b.scanWhere("customer", strs("c_custkey", "c_phone", "c_acctbal"), b.nn("c_acctbal"), codes(), b.Gt(c("c_acctbal"), avgBal)).
-		BroadcastHashJoin(b.Scan("orders", "o_custkey"), b.OnType(plan.JoinLeftAnti, "c_custkey", "o_custkey"), BuildRight).
+		Join(b.Scan("orders", "o_custkey"), b.OnType(plan.JoinLeftAnti, "c_custkey", "o_custkey")).
 		Project(b.As(b.Substring(c("c_phone"), 1, 2), "cntrycode"), c("c_acctbal")).
 		Aggregate(b.Cols("cntrycode"), []AggFn{b.CountStar().As("numcust"), b.Sum(c("c_acctbal")).As("totacctbal")}).
 		OrderBy(b.Asc(c("cntrycode")))

@@ -327,10 +327,11 @@ func TestRulesListed(t *testing.T) {
 // pipelines on the builder's TPC-H plans: a global sort over a range
 // exchange (Q1), a broadcast join and a TopN (Q3), a ReusedExchange (Q7)
 // and a scalar subquery, which validates with a typed null and binds its
-// value (Q22).
+// value (Q22). The plans are the corpus shapes (JoinsAsWritten), whose
+// operator ids the test names.
 func TestPayloads(t *testing.T) {
 	q := func(n int) *Result {
-		p, err := planbuilder.TPCH(n, planbuilder.Options{})
+		p, err := planbuilder.TPCH(n, planbuilder.Options{Joins: planbuilder.JoinsAsWritten})
 		if err != nil {
 			t.Fatal(err)
 		}
