@@ -50,11 +50,16 @@ type query struct {
 	fileCache map[*rules.Node][]string
 	// splitCache: a scan's splits (partitions.go)
 	splitCache map[*rules.Node][]split
-	cores      int                        // the engine cores of the query's devices (scan splits)
-	required   map[string]map[string]bool // a file's required columns (requiredColumns)
-	bcast      map[string]*hados.Task
-	closed     bool
-	closeErr   error
+	// cores counts the engine cores of every device of the runtime, also
+	// when Env.Device runs the query on one of them: the scan splits are
+	// cut by it, and every task of a stage, whichever device runs it, must
+	// see the same split list (RunStage tasks re-plan it; Stages counts
+	// the tasks over all devices).
+	cores    int
+	required map[string]map[string]bool // a file's required columns (requiredColumns)
+	bcast    map[string]*hados.Task
+	closed   bool
+	closeErr error
 }
 
 // newQuery checks env and res and prepares a query of res (close releases
@@ -66,7 +71,10 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 	q := &query{env: env, res: res, stats: newStatsTable(), byNode: map[*rules.Node]*stage{},
 		scalars: convert.Bindings{}, payloads: map[*rules.Node]*rules.Payload{}, bcast: map[string]*hados.Task{}}
 	units := env.Runtime.Units()
-	cores := 0
+	cores, all := 0, 0
+	for _, u := range units {
+		all += max(1, u.Device.Info().Cores)
+	}
 	if env.Device != "" {
 		u, err := env.Runtime.Unit(env.Device)
 		if err != nil {
@@ -77,13 +85,13 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 	} else {
 		for _, u := range units {
 			q.devices = append(q.devices, u.Device.Info().Address)
-			cores += max(1, u.Device.Info().Cores)
 		}
+		cores = all
 	}
 	if len(q.devices) == 0 {
 		return nil, fmt.Errorf("exec: the runtime has no device")
 	}
-	q.cores = cores
+	q.cores = all
 	par := env.Parallelism
 	if par <= 0 {
 		par = cores
