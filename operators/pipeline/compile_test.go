@@ -100,6 +100,11 @@ func TestCompileDecimalRules(t *testing.T) {
 		{call(expr.OpCast, types.DecimalOf(18, 0), li), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
 		{call(expr.OpCast, types.DecimalOf(12, 2), ii), []device.Kernel{device.KColumn, device.KCastIntToDec}},
 		{call(expr.OpCast, types.DecimalOf(11, 2), ii), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
+		// at precision 38 the digits may pass 38 (bigint to decimal(38,20)):
+		// Spark gives null there, so the check stays
+		{call(expr.OpCast, types.DecimalOf(38, 19), li), []device.Kernel{device.KColumn, device.KCastIntToDec}},
+		{call(expr.OpCast, types.DecimalOf(38, 20), li), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
+		{call(expr.OpCast, types.DecimalOf(38, 30), ii), []device.Kernel{device.KColumn, device.KCastIntToDec, device.KDecCheck}},
 	} {
 		bld := NewBuilder([]types.DataType{types.DecimalOf(15, 2), types.DecimalOf(10, 4), types.LongType, types.IntType})
 		if _, err := bld.Expr(tc.e); err != nil {

@@ -147,8 +147,16 @@ func (b *Builder) cast(e *expr.Expr) (reg, error) {
 		if to.Scale < 0 { // rounding may carry: keep the check
 			digits = 38
 		}
-		r.t = types.DecimalOf(min(38, digits+max(0, to.Scale)), to.Scale)
-		return b.toDecimal(r, to)
+		exact := digits + max(0, to.Scale)
+		r.t = types.DecimalOf(min(38, exact), to.Scale)
+		out, err := b.toDecimal(r, to)
+		if err != nil || exact <= 38 || to.Precision < 38 {
+			return out, err // below 38, toDecimal checks whenever 38 digits may not fit
+		}
+		// the type capped at 38 digits hides that the value may have more
+		// (bigint to decimal(38,20)): Spark gives null, so check
+		out.r, err = b.op(device.KDecCheck, out.vt, out.vt, device.Insn{A: out.r, P1: int32(to.Precision)})
+		return out, err
 	case from.Kind == types.Decimal && to.Kind == types.Decimal:
 		return b.toDecimal(x, to)
 	case from.Kind == types.Double && isInt(to):
