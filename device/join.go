@@ -23,6 +23,13 @@ const (
 	ProbeFirstMatch uint32 = 1
 	// ProbeUnmatched also writes (probe row, -1) for rows without a match.
 	ProbeUnmatched uint32 = 2
+	// ProbeCond (with ProbeFirstMatch only) makes a build row a match only
+	// when a join condition passes for the pair: the op's Args[2] is a
+	// JoinCond descriptor (its ProbeRows and BuildRows the probe's and the
+	// build's rows; its pair fields unused) and Args[3] its length. The
+	// pair written is a probe row's first passing match; with
+	// ProbeUnmatched, (row, -1) when none passes.
+	ProbeCond uint32 = 4
 
 	SizeofJoinHeader = 24 + 4*MaxJoinKeys // magic .. key_flags; the key columns follow
 	SizeofJoinOut    = 56

@@ -365,13 +365,20 @@ func (h *HashJoin) process(ctx context.Context, in arrow.Record) error {
 		return nil
 	}
 	keys := columnsRecord(in, h.probeSide.keys)
-	pp, bb, err := h.table.probe(ctx, h.t, keys, h.plan.probeFlags(h.cond != nil))
+	var pp, bb []int32
+	var err error
+	inProbe := h.condInProbe()
+	if inProbe {
+		pp, bb, err = h.probeWithCond(ctx, in, keys)
+	} else {
+		pp, bb, err = h.table.probe(ctx, h.t, keys, h.plan.probeFlags(h.cond != nil), nil)
+	}
 	keys.Release()
 	if err != nil {
 		return err
 	}
 	var pass []bool
-	if h.cond != nil {
+	if h.cond != nil && !inProbe {
 		if pass, err = h.evalCondition(ctx, in, pp, bb); err != nil {
 			return err
 		}

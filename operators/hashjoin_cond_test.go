@@ -187,3 +187,35 @@ func init() {
 	add("HashJoin/existence+cond", operators.JoinExistence, cond)
 	add("HashJoin/left-semi+general-cond", operators.JoinLeftSemi, general(cond))
 }
+
+// Which joins test a simple condition inside the probe (device.ProbeCond):
+// semi, anti and existence joins building on the right; not a join
+// building on the left (it marks build rows), not a general condition, not
+// a join of pairs. (A null-aware anti join takes no condition.)
+func TestHashJoinConditionInProbe(t *testing.T) {
+	tgt := newTarget(t, "soft:memory=64MiB,cores=1,mode=host-visible")
+	lrecs, rrecs := joinSides(t, 9, 10, 10, 5, 0, 10)
+	key := []*expr.Expr{expr.Column(1, "i", tLong)}
+	cond := condCases[0].cond
+	for _, typ := range joinTypes {
+		for _, build := range []operators.BuildSide{operators.BuildRight, operators.BuildLeft} {
+			for _, simple := range []bool{true, false} {
+				c := cond
+				if !simple {
+					c = general(cond)
+				}
+				j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...),
+					operators.JoinSpec{Type: typ, Build: build, LeftKeys: key, RightKeys: key, Condition: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := simple && build == operators.BuildRight &&
+					(typ == operators.JoinLeftSemi || typ == operators.JoinLeftAnti || typ == operators.JoinExistence)
+				if got := operators.CondInProbe(j); got != want {
+					t.Errorf("%s/%s/simple=%v: condition in the probe %v, want %v", typ, build, simple, got, want)
+				}
+				j.Close()
+			}
+		}
+	}
+}

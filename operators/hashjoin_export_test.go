@@ -25,3 +25,7 @@ func SetMaxBuildParts(n int) func() {
 	maxBuildParts = n
 	return func() { maxBuildParts = old }
 }
+
+// CondInProbe reports whether the join's probe tests its condition itself
+// (device.ProbeCond) instead of returning every candidate pair.
+func CondInProbe(j *HashJoin) bool { return j.condInProbe() }

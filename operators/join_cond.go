@@ -23,7 +23,11 @@ import (
 // probe batch's columns, the build record's columns staged once per hash
 // table): no gather, no pipeline. For semi, anti and existence joins that
 // probe their left side, only whether some pair of a probe row passes
-// matters, and the op skips a row's pairs after the first that passes.
+// matters: there the probe itself tests the terms (device.ProbeCond) as
+// it finds each candidate, stops at a row's first passing one and writes
+// per probe row its first passing match (or the row with -1), so no
+// candidate pair leaves the device (condInProbe, probeWithCond). Other
+// joins probe for every candidate pair and run OpJoinCond over them.
 //
 // Any other condition runs through a FilterProject-style pipeline
 // projecting the condition as one boolean column over the candidate
@@ -317,15 +321,47 @@ func releaseArrays(as []arrow.Array) {
 	}
 }
 
-// evalSimple evaluates a simple condition (joinCondition.terms) with
-// OpJoinCond over the pairs, a bounded number of pairs at a time (one op
-// per engine core over each), and returns, per pair, whether it passes.
-func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int32) ([]bool, error) {
-	c := h.cond
-	pass := make([]bool, len(pp))
-	if len(pp) == 0 {
-		return pass, nil
+// condInProbe reports whether the probe itself tests the condition
+// (device.ProbeCond): a simple condition of a semi, anti or existence join
+// probing its left side, where only whether some candidate of a probe row
+// passes matters. A null-aware anti join keeps the pair path.
+func (h *HashJoin) condInProbe() bool {
+	if h.cond == nil || h.cond.terms == nil || h.spec.NullAwareAnti {
+		return false
 	}
+	m := h.plan.mode
+	return m == modeSemi || m == modeAnti || m == modeExists
+}
+
+// probeWithCond probes the table with the keys of batch in (keys), the
+// probe testing each candidate against the simple condition and writing
+// per probe row its first passing match (or, where the plan asks, the row
+// with -1): the pairs of an unconditioned first-match probe.
+func (h *HashJoin) probeWithCond(ctx context.Context, in, keys arrow.Record) (pp, bb []int32, err error) {
+	desc, release, err := h.simpleDesc(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	enc, err := desc.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	dbuf, err := h.t.upload(ctx, enc)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dbuf.Free()
+	return h.table.probe(ctx, h.t, keys, h.plan.probeFlags(false)|device.ProbeCond, dbuf)
+}
+
+// simpleDesc is the JoinCond descriptor of the simple condition over
+// batch in and the table (pair fields unset), its build columns staged
+// once per table (kept in c) and its probe columns staged here: release
+// frees those, after the last op using the descriptor.
+func (h *HashJoin) simpleDesc(ctx context.Context, in arrow.Record) (desc device.JoinCond, release func(), err error) {
+	c := h.cond
+	release = func() {}
 	if c.table != h.table {
 		c.dropBuild()
 		cols := c.right
@@ -337,7 +373,7 @@ func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int
 			st, err := h.t.stage(ctx, v)
 			v.Release()
 			if err != nil {
-				return nil, fmt.Errorf("hash join: condition: %w", err)
+				return desc, release, fmt.Errorf("hash join: condition: %w", err)
 			}
 			c.buildSt = st
 		}
@@ -353,10 +389,10 @@ func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int
 		st, err := h.t.stage(ctx, v)
 		v.Release()
 		if err != nil {
-			return nil, fmt.Errorf("hash join: condition: %w", err)
+			return desc, release, fmt.Errorf("hash join: condition: %w", err)
 		}
 		probeSt = st
-		defer probeSt.release()
+		release = probeSt.release
 	}
 	// an operand of the left side is a probe column when the probe side
 	// is the left one, else a build column (and the right side the other way)
@@ -367,7 +403,7 @@ func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int
 		}
 		return probeSt.cols[k], false
 	}
-	desc := device.JoinCond{ProbeRows: uint64(in.NumRows()), BuildRows: uint64(h.table.rows)}
+	desc = device.JoinCond{ProbeRows: uint64(in.NumRows()), BuildRows: uint64(h.table.rows)}
 	for _, t := range c.terms {
 		a, ab := column(t.aRight, t.a)
 		b, bbld := column(t.bRight, t.b)
@@ -376,6 +412,22 @@ func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int
 	if h.plan.mode == modeSemi || h.plan.mode == modeAnti || h.plan.mode == modeExists {
 		desc.Flags = device.JoinCondFirstPass
 	}
+	return desc, release, nil
+}
+
+// evalSimple evaluates a simple condition (joinCondition.terms) with
+// OpJoinCond over the pairs, a bounded number of pairs at a time (one op
+// per engine core over each), and returns, per pair, whether it passes.
+func (h *HashJoin) evalSimple(ctx context.Context, in arrow.Record, pp, bb []int32) ([]bool, error) {
+	pass := make([]bool, len(pp))
+	if len(pp) == 0 {
+		return pass, nil
+	}
+	desc, release, err := h.simpleDesc(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	step := max(4*joinBatchRows, int(in.NumRows()))
 	for lo := 0; lo < len(pp); lo += step {
 		hi := min(lo+step, len(pp))

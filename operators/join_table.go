@@ -227,7 +227,10 @@ type probeBuffers struct {
 // probe runs the probe over a batch's key columns (keyRec: the probe
 // side's keys in the table's key order) on every core, resuming each op
 // until its rows are done, and returns the pairs in probe row order.
-func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, flags uint32) (pp, bb []int32, err error) {
+// cond, with flags holding device.ProbeCond, is the uploaded JoinCond
+// descriptor the probe tests candidates with (the caller keeps it and the
+// columns it refers to alive until probe returns); nil otherwise.
+func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, flags uint32, cond *hmem.Buffer) (pp, bb []int32, err error) {
 	rows := int(keyRec.NumRows())
 	if rows == 0 {
 		return nil, nil, nil
@@ -272,13 +275,17 @@ func (jt *joinTable) probe(ctx context.Context, t *Target, keyRec arrow.Record, 
 			return nil, nil, err
 		}
 	}
+	var condAddr, condLen uint64
+	if cond != nil {
+		condAddr, condLen = uint64(cond.Addr), cond.Size
+	}
 	for {
 		var ops []device.Op
 		var active []*probeBuffers
 		for _, b := range bufs {
 			if !b.done {
 				ops = append(ops, device.Op{Code: device.OpJoinProbe, Src: desc.Addr, Len: desc.Size,
-					Args: [4]uint64{uint64(jt.state), uint64(b.out.Addr)}})
+					Args: [4]uint64{uint64(jt.state), uint64(b.out.Addr), condAddr, condLen}})
 				active = append(active, b)
 			}
 		}

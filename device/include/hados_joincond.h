@@ -11,6 +11,9 @@
  * columns of either side, e.g. TPC-H Q21's `l2.l_suppkey <> l1.l_suppkey`
  * — JOIN_COND evaluates the condition directly over the pairs' row
  * numbers, reading each operand in place (no gather of the columns).
+ * JOIN_PROBE with HADOS_PROBE_COND (hados_relational.h) takes the same
+ * descriptor (its pair fields unused) and tests each candidate as it
+ * finds it, for semi, anti and existence joins.
  *
  * A pair passes when its build row is not -1 and every term is true. A
  * term compares operand a with operand b, both columns of the same value

@@ -79,8 +79,8 @@ extern "C" {
                                    except that a result of 0 from any says the parts could not
                                    build it: free the state and build with parts = 1. */
 #define HADOS_OP_JOIN_PROBE 21u /* src = hados_join (probe side key columns, same types), len = its
-                                   size; arg[0] = state, arg[1] = hados_join_out; result = pairs
-                                   written. Resumable: see hados_join_out. Many probes of one state
+                                   size; arg[0] = state, arg[1] = hados_join_out (arg[2], arg[3]:
+                                   the condition under HADOS_PROBE_COND); result = pairs written. Resumable: see hados_join_out. Many probes of one state
                                    may run at once (the state is read-only after the build). */
 #define HADOS_OP_JOIN_FREE 22u  /* src = state */
 
@@ -133,6 +133,14 @@ typedef struct hados_join {
                                       joins without an extra condition) */
 #define HADOS_PROBE_UNMATCHED 2u   /* also write (probe row, -1) for probe rows without a match
                                       (outer and anti joins) */
+#define HADOS_PROBE_COND 4u        /* with FIRST_MATCH only: a build row matches only when the
+                                      join condition passes for the pair (hados_joincond.h; the
+                                      op's arg[2] = its hados_join_cond, arg[3] = the descriptor's
+                                      length; its probe_rows and build_rows must be the probe's and
+                                      the build's rows, its pair fields are not used): the pair
+                                      written is the row's first passing match, and UNMATCHED
+                                      writes (row, -1) for a row where none passes (semi, anti and
+                                      existence joins with a simple condition) */
 
 /* Probe output and cursor. The probe walks probe rows [next_row, end_row)
    and, for the row at next_row, its matches from the next_match-th on.

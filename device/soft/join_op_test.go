@@ -160,6 +160,8 @@ func joinCases() []joinCase {
 		joinCase{name: "dense but a duplicate", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, 0, 300, 1, 0, 250)},
 		joinCase{name: "dense null-safe", vts: []device.VType{device.VTI64}, nullSafe: []bool{true}, sides: denseSides(device.VTI64, 0, 300, 1, 0.05, -1)},
 		joinCase{name: "too sparse", vts: []device.VType{device.VTI64}, sides: denseSides(device.VTI64, 0, 300, 5, 0, -1)},
+		joinCase{name: "clustered I64 runs", vts: []device.VType{device.VTI64}, sides: clusteredSides(device.VTI64, 600, 0.1)},
+		joinCase{name: "clustered F64 runs", vts: []device.VType{device.VTF64}, sides: clusteredSides(device.VTF64, 400, 0)},
 	)
 	return cs
 }
@@ -745,5 +747,48 @@ func TestJoinBuildPartsErrors(t *testing.T) {
 	}
 	if c := run(t, e.q, probe); c.Err != nil {
 		t.Fatalf("probe after the parts: %v", c.Err)
+	}
+}
+
+// clusteredSides is a build side whose keys come in runs (1 to 6 rows of
+// one key, nulls in between, a key now and then coming back in a later
+// run), as a fact table in key order (the build's slot lookups and run
+// fill then touch the same slots row after row). The probe draws keys
+// over the range.
+func clusteredSides(vt device.VType, n int, nullRate float64) func(r *rand.Rand) (b, p joinSide) {
+	return func(r *rand.Rand) (b, p joinSide) {
+		bc := vcol{vt: vt}
+		key := int64(0)
+		for len(bc.vals) < n {
+			k := key
+			if r.IntN(8) == 0 && key > 0 {
+				k = r.Int64N(key) // a key seen before, in a later run
+			} else {
+				key++
+			}
+			for range 1 + r.IntN(6) {
+				if r.Float64() < nullRate {
+					bc.vals = append(bc.vals, val{null: true})
+				}
+				v := val{i: k}
+				if vt == device.VTF64 {
+					v = val{f: float64(k) / 2}
+				}
+				bc.vals = append(bc.vals, v)
+			}
+		}
+		pc := vcol{vt: vt}
+		for range n {
+			k := r.Int64N(key + 5)
+			v := val{i: k}
+			if vt == device.VTF64 {
+				v = val{f: float64(k) / 2}
+			}
+			if r.Float64() < nullRate {
+				v = val{null: true}
+			}
+			pc.vals = append(pc.vals, v)
+		}
+		return joinSide{cols: []vcol{bc}, rows: len(bc.vals)}, joinSide{cols: []vcol{pc}, rows: len(pc.vals)}
 	}
 }

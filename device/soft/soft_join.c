@@ -42,7 +42,8 @@
  * filled: every duplicated key gets a run, and a pass over the rows in
  * reverse order fills each run from its end, so runs end up in input
  * order. Like a probe, the build hashes a block of rows and prefetches
- * their slots before inserting them.
+ * their slots a block before inserting them, and the reverse pass
+ * prefetches the slot of a row DUP_FILL_AHEAD rows on.
  *
  * A build over several cores. When the host asks for P parts (arg[1], a
  * power of two up to MAX_PARTS) and the build side is large enough, the
@@ -63,12 +64,24 @@
  *
  * Probing. A probe walks its row range in blocks of 32: it hashes the
  * next block's keys and prefetches their slots, then looks this block's
- * rows up (so a block's slots have a whole block's work to arrive),
- * writing pairs until the output is full. The cursor (next_row,
- * next_match) in hados_join_out records where it stopped, so the host runs
- * the op again to continue; FIRST_MATCH caps a row at one pair, UNMATCHED
- * writes (row, -1) for rows without a match. Probes only read the state,
- * so any number may run at once on different cores.
+ * rows up (so a block's slots have a whole block's work to arrive): it
+ * finds the block's slots first, prefetching each duplicated key's run
+ * of build rows (and, with a condition, the build operands of the first
+ * candidate), then matches the rows, writing pairs until the output is
+ * full. The cursor (next_row, next_match) in hados_join_out records
+ * where it stopped, so the host runs the op again to continue; FIRST_MATCH
+ * caps a row at one pair, UNMATCHED writes (row, -1) for rows without a
+ * match. Probes only read the state, so any number may run at once on
+ * different cores.
+ *
+ * A condition in the probe. With HADOS_PROBE_COND (semi, anti and
+ * existence joins with a simple extra condition, hados_joincond.h's
+ * terms) a build row is a match only when the condition passes for the
+ * pair: the probe tests a row's candidates in build input order and stops
+ * at the first that passes, writing that one pair (FIRST_MATCH is
+ * required), or (row, -1) under UNMATCHED when none passes. No candidate
+ * pair ever leaves the device, and a semi join's rows with many
+ * candidates cost only up to their first passing one.
  *
  * Memory. The state, its slots and row array, and the build's temporary
  * slot-of-row array are blocks of the device heap (they show in
@@ -82,6 +95,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "soft_joincond.h"
 #include "soft_keyhash.h"
 #include "soft_relational.h"
 
@@ -92,6 +106,7 @@
 #define PROBE_BLOCK 32u
 #define MAX_PARTS 16u
 #define PAR_MIN_ROWS 65536u /* smaller build sides are built on one core */
+#define DUP_FILL_AHEAD 16u /* rows the run fill prefetches slots ahead */
 #define DENSE_SPREAD 4u /* a dense table's key range may be up to this many times its rows */
 
 /* A bound key column: host pointers into device memory. */
@@ -432,6 +447,19 @@ static int try_dense(soft_device *d, join_state *s) {
   return 1;
 }
 
+/* Keys of build rows [row, min(row + PROBE_BLOCK, rows)) into ws / kinds
+   (row_key), their slots prefetched for writing: a block ahead of the
+   inserts, as a probe does. */
+static inline void build_block(const join_state *s, jslot *t, uint64_t row, uint64_t rows, uint64_t *ws, int *kinds) {
+  if (row >= rows) return;
+  const uint64_t m = rows - row < PROBE_BLOCK ? rows - row : PROBE_BLOCK;
+  for (uint32_t i = 0; i < m; i++) {
+    ws[i] = 0;
+    kinds[i] = row_key(s, s->keys, row + i, &ws[i]);
+    if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask], 1);
+  }
+}
+
 static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t *result) {
   join_desc D;
   int st;
@@ -453,15 +481,15 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   }
   uint32_t vt0 = tmp.keys[0].vt;
   tmp.direct = tmp.n_keys == 1 && (vt0 == HADOS_VT_I32 || vt0 == HADOS_VT_I64 || vt0 == HADOS_VT_F64 || vt0 == HADOS_VT_BOOL);
+  uint64_t parts = op->arg[1] ? op->arg[1] : 1;
+  if (parts > MAX_PARTS || (parts & (parts - 1)))
+    return soft_fail(HADOS_E_INVALID, "join build: %llu parts (a power of two up to %u)", (unsigned long long)parts, MAX_PARTS);
+  if (rows < PAR_MIN_ROWS) parts = 1;
   uint64_t cap = table_cap(rows);
   tmp.mask = tmp.rmask = cap - 1;
   tmp.parts = 1;
   tmp.shift = (uint32_t)__builtin_ctzll(cap);
   tmp.ready = 1;
-  uint64_t parts = op->arg[1] ? op->arg[1] : 1;
-  if (parts > MAX_PARTS || (parts & (parts - 1)))
-    return soft_fail(HADOS_E_INVALID, "join build: %llu parts (a power of two up to %u)", (unsigned long long)parts, MAX_PARTS);
-  if (rows < PAR_MIN_ROWS) parts = 1;
   /* the peak: state + slots + slot of each row; the row array of
      duplicated keys (at most rows entries) comes after the temporary */
   uint64_t b_self = soft_round_align(sizeof(join_state)), b_slots = soft_round_align(cap * sizeof(jslot)), b_tmp = soft_round_align(rows * 4 + 4);
@@ -509,20 +537,18 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   uint32_t *slotof = (uint32_t *)scratch.p;
   jslot *t = (jslot *)s->slots.p;
   uint64_t dups = 0;
-  uint64_t ws[PROBE_BLOCK];
-  int kinds[PROBE_BLOCK];
+  uint64_t wsb[2][PROBE_BLOCK];
+  int kindsb[2][PROBE_BLOCK];
+  uint32_t cur = 1;
+  build_block(s, t, 0, rows, wsb[0], kindsb[0]);
   for (uint64_t r = 0; r < rows; r++) {
     const uint32_t bi = (uint32_t)(r % PROBE_BLOCK);
-    if (bi == 0) { /* the next block's keys, and their slots prefetched */
-      const uint64_t m = rows - r < PROBE_BLOCK ? rows - r : PROBE_BLOCK;
-      for (uint32_t i = 0; i < m; i++) {
-        ws[i] = 0;
-        kinds[i] = row_key(s, s->keys, r + i, &ws[i]);
-        if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask], 1);
-      }
+    if (bi == 0) { /* this block's keys are ready: the next block's keys, and their slots prefetched */
+      cur ^= 1;
+      build_block(s, t, r + PROBE_BLOCK, rows, wsb[cur ^ 1], kindsb[cur ^ 1]);
     }
-    const uint64_t w = ws[bi];
-    const int kind = kinds[bi];
+    const uint64_t w = wsb[cur][bi];
+    const int kind = kindsb[cur][bi];
     if (kind == 0) {
       slotof[r] = NO_SLOT;
       continue;
@@ -566,6 +592,10 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     }
     uint32_t *dup = (uint32_t *)s->dup.p;
     for (uint64_t r = rows; r-- > 0;) {
+      if (r >= DUP_FILL_AHEAD) { /* the slot of a row a few steps on (a cache miss each when keys are spread) */
+        const uint32_t ahead = slotof[r - DUP_FILL_AHEAD];
+        if (ahead < NULL_GROUP) __builtin_prefetch(&t[ahead], 1);
+      }
       uint32_t si = slotof[r];
       if (si == NO_SLOT) continue;
       jslot *e = si == NULL_GROUP ? &s->null_group : &t[si];
@@ -694,7 +724,7 @@ static inline uint32_t dense_block(const join_state *s, const jcol *c, const uin
    key has at most one build row. Returns the pairs written; *rowp and
    *skipp are the cursor, as in join_probe. */
 static uint64_t dense_probe(const join_state *s, const jcol *c, uint64_t *rowp, uint64_t end, uint64_t *skipp, uint64_t cap,
-                            int unmatched, int32_t *out_p, int32_t *out_b) {
+                            int unmatched, const jc_term *cterms, uint32_t nct, int32_t *out_p, int32_t *out_b) {
   const uint32_t *a = (const uint32_t *)s->slots.p;
   uint64_t n = 0, row = *rowp, skip = *skipp;
   uint64_t ixb[2][PROBE_BLOCK];
@@ -702,9 +732,13 @@ static uint64_t dense_probe(const join_state *s, const jcol *c, uint64_t *rowp, 
   while (row < end && n < cap) {
     const uint32_t nm = dense_block(s, c, a, row + m, end, ixb[cur ^ 1]);
     const uint64_t *ix = ixb[cur];
+    if (nct) /* the condition's build operands of this block's matches */
+      for (uint32_t k = 0; k < m; k++)
+        if (ix[k] != UINT64_MAX && a[ix[k]] != NO_SLOT) jc_prefetch_build(cterms, nct, a[ix[k]]);
     uint32_t i = 0;
     for (; i < m && n < cap; i++) {
-      const uint32_t b = ix[i] == UINT64_MAX ? NO_SLOT : a[ix[i]];
+      uint32_t b = ix[i] == UINT64_MAX ? NO_SLOT : a[ix[i]];
+      if (nct && b != NO_SLOT && !jc_pair_pass(cterms, nct, row + i, b)) b = NO_SLOT;
       if (b == NO_SLOT) {
         if (unmatched) {
           out_p[n] = (int32_t)(row + i);
@@ -743,7 +777,21 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   if ((st = soft_range(d, op->arg[1], sizeof(hados_join_out), &op_out))) return st;
   hados_join_out o;
   memcpy(&o, op_out, sizeof o);
-  if (o.flags & ~(HADOS_PROBE_FIRST_MATCH | HADOS_PROBE_UNMATCHED)) return soft_fail(HADOS_E_INVALID, "join probe: unknown flags 0x%x", o.flags);
+  if (o.flags & ~(HADOS_PROBE_FIRST_MATCH | HADOS_PROBE_UNMATCHED | HADOS_PROBE_COND))
+    return soft_fail(HADOS_E_INVALID, "join probe: unknown flags 0x%x", o.flags);
+  jc_term cterms[HADOS_MAX_JOIN_COND_TERMS];
+  uint32_t nct = 0;
+  if (o.flags & HADOS_PROBE_COND) {
+    hados_join_cond ch;
+    if (!(o.flags & HADOS_PROBE_FIRST_MATCH))
+      return soft_fail(HADOS_E_INVALID, "join probe: a condition (flag COND) needs FIRST_MATCH");
+    if ((st = soft_joincond_decode(d, "join probe: condition", op->arg[2], op->arg[3], &ch, cterms))) return st;
+    if (ch.probe_rows != D.h.rows || ch.build_rows != s->rows)
+      return soft_fail(HADOS_E_INVALID, "join probe: condition over %llu probe and %llu build rows, the probe has %llu and the build %llu",
+                       (unsigned long long)ch.probe_rows, (unsigned long long)ch.build_rows, (unsigned long long)D.h.rows,
+                       (unsigned long long)s->rows);
+    nct = ch.n_terms;
+  }
   if (o.end_row > D.h.rows || o.next_row > o.end_row)
     return soft_fail(HADOS_E_INVALID, "join probe: cursor at row %llu of [.., %llu) with %llu probe rows", (unsigned long long)o.next_row,
                      (unsigned long long)o.end_row, (unsigned long long)D.h.rows);
@@ -771,7 +819,7 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   int kindsb[2][PROBE_BLOCK];
   uint32_t cur = 0, m = 0;
   if (s->dense)
-    n = dense_probe(s, &cols[0], &row, o.end_row, &skip, cap, unmatched, out_p, out_b);
+    n = dense_probe(s, &cols[0], &row, o.end_row, &skip, cap, unmatched, cterms, nct, out_p, out_b);
   else
     m = probe_block(s, cols, t, row, o.end_row, wsb[0], kindsb[0]);
   while (!s->dense && row < o.end_row && n < cap) {
@@ -780,15 +828,47 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     const uint32_t nm = probe_block(s, cols, t, row + m, o.end_row, wsb[cur ^ 1], kindsb[cur ^ 1]);
     const uint64_t *ws = wsb[cur];
     const int *kinds = kindsb[cur];
+    /* this block's slots (prefetched a block ago), then what matching
+       them reads next prefetched: a duplicated key's run of build rows,
+       and the condition's build operands at a single build row; a second
+       pass prefetches the operands at each run's first row */
+    const jslot *es[PROBE_BLOCK];
+    for (uint32_t k = 0; k < m; k++) {
+      const jslot *e = NULL;
+      if (kinds[k] == 1)
+        e = find(s, cols, row + k, ws[k], 0);
+      else if (kinds[k] == 2 && s->null_group.count)
+        e = &s->null_group;
+      es[k] = e;
+      if (e && e->count > 1)
+        __builtin_prefetch(&dup[e->ref]);
+      else if (e && nct)
+        jc_prefetch_build(cterms, nct, e->ref);
+    }
+    if (nct)
+      for (uint32_t k = 0; k < m; k++)
+        if (es[k] && es[k]->count > 1) jc_prefetch_build(cterms, nct, dup[es[k]->ref]);
     uint32_t i = 0;
     for (; i < m && n < cap; i++) {
       const uint64_t r = row + i;
-      const jslot *e = NULL;
-      if (kinds[i] == 1)
-        e = find(s, cols, r, ws[i], 0);
-      else if (kinds[i] == 2 && s->null_group.count)
-        e = &s->null_group;
+      const jslot *e = es[i];
       uint32_t cnt = e ? e->count : 0;
+      if (nct && cnt) { /* the first candidate the condition passes, as the only match */
+        const uint32_t *rs = cnt == 1 ? &e->ref : dup + e->ref;
+        uint32_t j = 0;
+        while (j < cnt && !jc_pair_pass(cterms, nct, r, rs[j])) j++;
+        if (j == cnt) {
+          cnt = 0;
+        } else {
+          if (!skip) { /* n < cap: the loop's condition */
+            out_p[n] = (int32_t)r;
+            out_b[n] = (int32_t)rs[j];
+            n++;
+          }
+          skip = 0;
+          continue;
+        }
+      }
       if (first_only && cnt > 1) cnt = 1;
       if (cnt == 0) {
         if (unmatched) {

@@ -1,0 +1,180 @@
+package soft_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/hados-io/hados/device"
+)
+
+// The probe with a condition (device.ProbeCond): every join case of
+// TestJoinOpsAgainstReference (every key type, duplicates, nulls,
+// null-safe keys, dense tables) probed with a random condition of one or
+// two terms over columns of both sides (nulls included); each probe row's
+// pair must be its first build row, in build order, that matches the key
+// and passes the reference condition (joinCondRef), or (row, -1) under
+// ProbeUnmatched when none does.
+
+// probeAllCond is probeAll with the condition descriptor cond (len bytes).
+func (e *env) probeAllCond(state, desc, cond device.Addr, condLen, lo, hi, capacity int, flags uint32) ([][2]int32, error) {
+	o := device.JoinOut{ProbeRows: e.alloc(uint64(4 * capacity)), BuildRows: e.alloc(uint64(4 * capacity)),
+		Capacity: uint64(capacity), Flags: flags, EndRow: uint64(hi), NextRow: uint64(lo)}
+	oa := e.put(o.Encode())
+	var pairs [][2]int32
+	for guard := 0; ; guard++ {
+		c := run(e.t, e.q, device.Op{Code: device.OpJoinProbe, Src: desc, Len: 1 << 20,
+			Args: [4]uint64{uint64(state), uint64(oa), uint64(cond), uint64(condLen)}})
+		if c.Err != nil {
+			return nil, c.Err
+		}
+		n := int(c.Results[0])
+		ps, bs := e.read(o.ProbeRows, uint64(4*n)), e.read(o.BuildRows, uint64(4*n))
+		for i := range n {
+			pairs = append(pairs, [2]int32{int32(binary.LittleEndian.Uint32(ps[4*i:])), int32(binary.LittleEndian.Uint32(bs[4*i:]))})
+		}
+		cur, err := device.DecodeJoinOut(e.read(oa, device.SizeofJoinOut))
+		if err != nil {
+			return nil, err
+		}
+		if cur.NextRow == cur.EndRow {
+			return pairs, nil
+		}
+		if n == 0 || guard > 1<<20 {
+			e.t.Fatalf("probe made no progress at row %d", cur.NextRow)
+		}
+	}
+}
+
+// randCond is a random condition of nterms terms over probeRows and
+// buildRows rows, its columns written to the device, and their values.
+func (e *env) randCond(r *rand.Rand, probeRows, buildRows, nterms int, nullRate float64) ([]device.JoinTerm, [][2]vcol) {
+	vts := []device.VType{device.VTI32, device.VTI64, device.VTF64, device.VTI128}
+	var terms []device.JoinTerm
+	var cols [][2]vcol
+	for k := range nterms {
+		t := device.JoinTerm{Cmp: device.JoinCmp(r.IntN(6)), ABuild: r.IntN(2) == 0, BBuild: r.IntN(2) == 0}
+		if k == 0 && r.IntN(4) != 0 { // mostly probe vs build
+			t.ABuild, t.BBuild = false, true
+		}
+		vt := vts[r.IntN(len(vts))]
+		rowsOf := func(build bool) int {
+			if build {
+				return buildRows
+			}
+			return probeRows
+		}
+		a, b := smallCol(r, vt, rowsOf(t.ABuild), nullRate), smallCol(r, vt, rowsOf(t.BBuild), nullRate)
+		encs := encodingsOf(vt)
+		t.A, t.B = e.putColumn(a, encs[r.IntN(len(encs))]), e.putColumn(b, encs[r.IntN(len(encs))])
+		terms = append(terms, t)
+		cols = append(cols, [2]vcol{a, b})
+	}
+	return terms, cols
+}
+
+func TestJoinProbeCondAgainstReference(t *testing.T) {
+	for _, mode := range []string{"host-visible", "discrete"} {
+		for ci, c := range joinCases() {
+			t.Run(mode+"/"+c.name, func(t *testing.T) {
+				e := newEnv(t, "soft:memory=64MiB,cores=2,mode="+mode, 16<<20)
+				r := rand.New(rand.NewPCG(uint64(ci), 31))
+				b, p := genSide(r, c, c.build), genSide(r, c, c.pr)
+				if c.sides != nil {
+					b, p = c.sides(r)
+				}
+				ref := refPairs(c, b, p)
+				state, err := e.build(e.putJoin(b, c.encs, c.nullSafe, false), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.free(state)
+				pdesc := e.putJoin(p, c.encs, c.nullSafe, true)
+				for round := range 4 {
+					nterms := 1 + round%2
+					terms, cols := e.randCond(r, p.rows, b.rows, nterms, []float64{0, 0.2}[round/2])
+					enc, err := (&device.JoinCond{ProbeRows: uint64(p.rows), BuildRows: uint64(b.rows), Terms: terms}).Encode()
+					if err != nil {
+						t.Fatal(err)
+					}
+					cond := e.put(enc)
+					// the reference: per probe row, its first key match passing the condition
+					passing := make([][]int32, p.rows)
+					for i, ms := range ref {
+						for _, m := range ms {
+							if joinCondRef(terms, cols, int32(i), m) {
+								passing[i] = []int32{m}
+								break
+							}
+						}
+					}
+					for _, flags := range []uint32{device.ProbeFirstMatch, device.ProbeFirstMatch | device.ProbeUnmatched} {
+						flags |= device.ProbeCond
+						for _, capacity := range []int{1, 7, 100000} {
+							lo, hi := 0, p.rows
+							if capacity == 7 && p.rows > 10 {
+								lo, hi = 3, p.rows-5
+							}
+							got, err := e.probeAllCond(state, pdesc, cond, len(enc), lo, hi, capacity, flags)
+							if err != nil {
+								t.Fatal(err)
+							}
+							samePairs(t, fmt.Sprintf("round %d flags %d capacity %d", round, flags, capacity), got, expectPairs(passing, lo, hi, flags))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestJoinProbeCondErrors: a probe with a bad condition fails with a
+// message, never a crash.
+func TestJoinProbeCondErrors(t *testing.T) {
+	e := newEnv(t, "soft:memory=64MiB,cores=1,mode=host-visible", 16<<20)
+	r := rand.New(rand.NewPCG(3, 4))
+	c := joinCase{vts: []device.VType{device.VTI64}, card: 5, build: 20, pr: 30}
+	b, p := genSide(r, c, c.build), genSide(r, c, c.pr)
+	state, err := e.build(e.putJoin(b, nil, nil, false), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.free(state)
+	pdesc := e.putJoin(p, nil, nil, false)
+	terms, _ := e.randCond(r, p.rows, b.rows, 1, 0.1)
+	encode := func(probeRows, buildRows int) []byte {
+		enc, err := (&device.JoinCond{ProbeRows: uint64(probeRows), BuildRows: uint64(buildRows), Terms: terms}).Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc
+	}
+	good := encode(p.rows, b.rows)
+	badMagic := append([]byte{}, good...)
+	badMagic[0] ^= 1
+	for _, tc := range []struct {
+		name  string
+		enc   []byte
+		len   int
+		flags uint32
+		want  string
+	}{
+		{"no first match", good, len(good), device.ProbeCond, "needs FIRST_MATCH"},
+		{"probe rows", encode(p.rows+1, b.rows), len(good), device.ProbeCond | device.ProbeFirstMatch, "condition over"},
+		{"build rows", encode(p.rows, b.rows-1), len(good), device.ProbeCond | device.ProbeFirstMatch, "condition over"},
+		{"bad magic", badMagic, len(good), device.ProbeCond | device.ProbeFirstMatch, "bad magic"},
+		{"short", good, 16, device.ProbeCond | device.ProbeFirstMatch, "header alone"},
+		{"unknown flag", good, len(good), device.ProbeCond | device.ProbeFirstMatch | 64, "unknown flags"},
+	} {
+		_, err := e.probeAllCond(state, pdesc, e.put(tc.enc), tc.len, 0, p.rows, 100, tc.flags)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+	// no condition at all: address 0 is not a descriptor
+	if _, err := e.probeAllCond(state, pdesc, 0, 0, 0, p.rows, 100, device.ProbeCond|device.ProbeFirstMatch); err == nil {
+		t.Error("a probe with flag COND and no descriptor succeeded")
+	}
+}
