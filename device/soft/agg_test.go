@@ -444,6 +444,24 @@ func TestAggUnhintedKeyEdges(t *testing.T) {
 			}
 			return aggVal{S: []string{"", "x", "abcd", "abcdefg", "abcdefG"}[(i*(k+1))%5]}
 		}},
+		// one-byte strings (the str1 hint without interning): byte codes
+		// cached per key, then vectors without the hint (a two-byte
+		// string) whose codes must agree, then more bytes than codes
+		{"one-byte strings with nulls", []uint32{vtStr, vtStr}, func(k, i int) aggVal {
+			return aggVal{S: []string{"A", "N", "R", "F", "\x00", "\xff"}[(i*(k+1))%6], Null: (i*(k+5))%7 == 0}
+		}},
+		{"one-byte then two-byte strings", []uint32{vtStr, vtStr}, func(k, i int) aggVal {
+			if k == 1 && i >= 2749 && i < 6845 && i%7 == 0 {
+				return aggVal{S: "AB"}
+			}
+			return aggVal{S: []string{"A", "N", "R", "F"}[(i*(k+1))%4]}
+		}},
+		{"one-byte strings up to the code limit", []uint32{vtStr, vtStr}, func(k, i int) aggVal {
+			if k == 0 && i >= 4797 {
+				return aggVal{S: string(rune('0' + i%40))}
+			}
+			return aggVal{S: string(rune('a' + (i*(k+1))%5)), Null: i%13 == 0}
+		}},
 		{"bools and wide", []uint32{vtBool, vtI128}, func(k, i int) aggVal {
 			if k == 0 {
 				return aggVal{I: int64(i % 2)}

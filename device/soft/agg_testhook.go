@@ -321,6 +321,14 @@ func (m *cMem) reg(c hookCol) *C.soft_reg {
 			views[i].ptr = (*C.uint8_t)(unsafe.Add(unsafe.Pointer(&bytes[0]), at))
 			views[i].len = C.uint32_t(len(v.S))
 		}
+		if !c.Intern && total == n { // one byte per row laid out in row order: the str1 hint (when every row has one)
+			r.str1 = 1
+			for _, v := range c.Vals {
+				if len(v.S) != 1 {
+					r.str1 = 0
+				}
+			}
+		}
 		r.data = unsafe.Pointer(&views[0])
 	}
 	return r

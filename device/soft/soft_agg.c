@@ -210,6 +210,9 @@ struct soft_agg_state {
   uint32_t fast_n[FAST_KEYS], fast_null[FAST_KEYS];
   fast_slot fslots[FAST_SLOTS];
   uint32_t fast_gid[1u << FAST_IDX_BITS];
+  /* per key, the code + 1 (0: not seen yet) of each one-byte string, for
+     registers of one-byte strings (soft_reg.str1) */
+  uint16_t fast_byte[FAST_KEYS][256];
   /* row memo of the hash path (see memo_rows) */
   uint32_t memo_ok, memo_skip;
   uint64_t memo_gen;
@@ -947,7 +950,7 @@ static int inputs_within(reg_view r, uint32_t vt, const uint16_t *rows, uint32_t
 
 /* Whether the decimal sums of every group are small enough that adding
    m inputs below 2^in_bits in magnitude cannot leave the buffer's range. */
-static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r, uint32_t m) {
+static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r, uint32_t m, int *fused) {
   /* I128 buffers: |sum| < 2^125 and |inputs| <= 2^114 (I64 inputs always)
      keep every prefix below 2^126; I64 buffers: |sum| < 2^62 and |inputs|
      < 2^51 keep it below 2^63 (2048 rows = 2^11). */
@@ -958,6 +961,16 @@ static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r,
     if (sum >= lim || sum <= -lim) return 0;
   }
   if (wide && a->in_vt == HADOS_VT_I64) return 1;
+  /* the inputs' bound: checked by few_sum while it sums (fused = the shift
+     of the word it tests), or here in a pass of its own */
+  if (wide && a->in_vt == HADOS_VT_I128) {
+    *fused = 114 - 64;
+    return 1;
+  }
+  if (!wide && a->in_vt == HADOS_VT_I64) {
+    *fused = 51;
+    return 1;
+  }
   return inputs_within(r, a->in_vt, st->rows, m, wide ? 114 : 51);
 }
 
@@ -1033,15 +1046,19 @@ FEW_INLINE void few_word(const void *data, uint32_t vt, uint32_t row, int64_t *h
   }
 }
 
-static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uint8_t *any) {
+static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uint8_t *any, int hb, uint64_t *badp) {
   int64_t h = 0;
-  uint64_t s1 = 0, s0 = 0, nv = 0;
+  uint64_t s1 = 0, s0 = 0, nv = 0, bad = 0;
 #define FEW_SUM_LOOP(VT, VALID)                                    \
   for (uint32_t j = 0; j < n; j++) {                               \
     const uint32_t row = pr[j];                                    \
     int64_t hi;                                                    \
     uint64_t l1, l0, mask = (VALID) ? 0 - (uint64_t)r.valid[row] : ~0ull; \
     few_word(r.data, VT, row, &hi, &l1, &l0);                      \
+    if (hb >= 0) { /* the bound of the input (I128: its high word) */ \
+      const int64_t bw = (VT) == HADOS_VT_I128 ? hi : (int64_t)(l1 << 32 | l0); \
+      bad |= mask & ((uint64_t)((bw >> hb) + 1) > 1);            \
+    }                                                              \
     h += (int64_t)((uint64_t)hi & mask);                           \
     s1 += l1 & mask;                                               \
     s0 += l0 & mask;                                               \
@@ -1063,6 +1080,7 @@ static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uin
 #undef FEW_SUM_VT
 #undef FEW_SUM_LOOP
   *any = nv != 0;
+  *badp |= bad;
   if (vt == HADOS_VT_I64) /* s1 holds the sign-extended high halves */
     return (i128)(int64_t)s1 * ((i128)1 << 32) + (i128)s0;
   if (vt == HADOS_VT_I32) return (i128)(int64_t)s0;
@@ -1107,7 +1125,8 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
   if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
   if (kind != A_COUNT_ROWS && a->in_vt != HADOS_VT_I32 && a->in_vt != HADOS_VT_I64 && a->in_vt != HADOS_VT_I128) return 0;
   const reg_view r = view_of(r1);
-  if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m)) return 0;
+  int hb = -1; /* >= 0: few_sum checks the inputs' bound (see dec_sums_safe) */
+  if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m, &hb)) return 0;
   /* Q1 sums a column for sum() and again for avg(): the sums of the same
      register in this update are computed once (the cache holds the last
      FEW_CACHE registers' per-group results) */
@@ -1127,13 +1146,22 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
     st->few_cache_data[c] = r.data;
     st->few_cache_vt[c] = a->in_vt;
     st->few_cache_valid[c] = rvalid;
+    /* every group's sum before any buffer changes: an input outside the
+       bound (hb) leaves the vector to row-by-row folding */
+    uint64_t bad = 0;
+    for (uint64_t g = 0; g < ng; g++)
+      st->few_acc[c][g] = few_sum(r, a->in_vt, st->prows + st->pstart[g], st->pstart[g + 1] - st->pstart[g], &st->few_any[c][g], hb, &bad);
+    if (bad) {
+      st->few_cache_data[c] = NULL; /* matches no register */
+      return 0;
+    }
   }
   for (uint64_t g = 0; g < ng; g++) {
     const uint16_t *pr = st->prows + st->pstart[g];
     const uint32_t n = st->pstart[g + 1] - st->pstart[g];
     i128 acc = 0;
     uint8_t any = 0;
-    if (reuse) {
+    if (sums) {
       acc = st->few_acc[c][g];
       any = st->few_any[c][g];
     } else if (kind == A_COUNT_ROWS) {
@@ -1142,12 +1170,6 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
       if (r.all_valid) acc = n;
       else
         for (uint32_t j = 0; j < n; j++) acc += r.valid[pr[j]];
-    } else {
-      acc = few_sum(r, a->in_vt, pr, n, &any);
-    }
-    if (sums) {
-      st->few_acc[c][g] = acc;
-      st->few_any[c][g] = any;
     }
     uint8_t *rec = st->recs.p + g * st->rec_size, *v = rec + a->voff, *s = rec + a->soff;
     switch (kind) {
@@ -1705,7 +1727,11 @@ static uint32_t memo_rows(soft_agg_state *st, const soft_reg *const *keys, uint3
  * groups keep their first-seen order (two tuples may name one group: -0.0
  * and 0.0). A column with more distinct values than its codes hold, or a
  * longer string, turns the path off for good before any group changes
- * (the vector goes on through the memo and the vectorised lookup).
+ * (the vector goes on through the memo and the vectorised lookup). A
+ * register of one-byte strings laid out in row order (soft_reg.str1, a
+ * plain string column such as Q1's flags) skips the views: each byte's
+ * code is cached in a 256-entry table per key (fast_byte), filled through
+ * the same code table so both ways give a value the same code.
  */
 static void fast_setup(soft_agg_state *st) {
   static const uint32_t bits[FAST_KEYS + 1] = {0, 8, 5, 3, 2};
@@ -1718,6 +1744,7 @@ static void fast_setup(soft_agg_state *st) {
   memset(st->fast_null, 0, sizeof st->fast_null);
   memset(st->fslots, 0, sizeof st->fslots);
   memset(st->fast_gid, 0, sizeof st->fast_gid);
+  memset(st->fast_byte, 0, sizeof st->fast_byte);
   st->fast_ok = 1;
 }
 
@@ -1789,6 +1816,42 @@ static int fast_codes(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
     switch (st->keys[k].vt) {
       case HADOS_VT_STR: {
         const soft_str *sv = (const soft_str *)r->data;
+        if (r->str1) { /* one-byte strings, row i's byte at b[i]: a byte's code is cached */
+          const uint8_t *b = sv[0].ptr;
+          uint16_t *bc = st->fast_byte[k];
+          for (uint32_t i = 0; i < m; i++) {
+            const uint32_t row = rows[i];
+            uint32_t code;
+            if (!(all_valid || valid[row])) {
+              if (!nullc) {
+                if (nk == cap) return fast_store(st, k, nk, nullc, 0);
+                nullc = ++nk;
+              }
+              code = nullc - 1;
+            } else {
+              const uint32_t x = b[row];
+              uint32_t c1 = bc[x];
+              if (__builtin_expect(!c1, 0)) { /* the word fast_str_word gives a one-byte string */
+                const uint64_t w = (uint64_t)x * 0x10101u | 2ull << 56;
+                uint32_t j = (uint32_t)((w * 0x9e3779b97f4a7c15ULL) >> hsh);
+                for (;; j = (j + 1) & smask) {
+                  if (tab[j].code1 && tab[j].w == w) break;
+                  if (!tab[j].code1) {
+                    if (nk == cap) return fast_store(st, k, nk, nullc, 0);
+                    tab[j].w = w;
+                    tab[j].code1 = ++nk;
+                    break;
+                  }
+                }
+                c1 = tab[j].code1;
+                bc[x] = (uint16_t)c1;
+              }
+              code = c1 - 1;
+            }
+            idx[i] = (k ? idx[i] << sh : 0) | code;
+          }
+          break;
+        }
         FAST_LOOP(fast_str_word(&sv[row]), sv[row].len <= 7)
       }
       case HADOS_VT_I32: {

@@ -835,6 +835,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
   uint64_t e0 = col->c.offset + v->row0;
   uint32_t n = v->n;
   r->alias = 0;
+  r->str1 = 0;
   r->data = r->own;
   r->all_valid = (uint32_t)col->all_valid;
   if (!col->all_valid) expand_bits(r->valid, col->validity, e0, n);
@@ -859,10 +860,13 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
           o[i] = (soft_str){col->dict_data + s0, (uint32_t)(s1 - s0), 0};
         }
       } else if (col->width == 4) {
+        uint32_t one = 1; /* every string one byte long: consecutive offsets, one contiguous byte array */
         for (uint32_t i = 0; i < n; i++) {
           int32_t s0 = ld_i32(col->offsets + (e0 + i) * 4), s1 = ld_i32(col->offsets + (e0 + i) * 4 + 4);
           o[i] = (soft_str){col->data + s0, (uint32_t)(s1 - s0), 0};
+          one &= s1 - s0 == 1;
         }
+        r->str1 = one && n > 0;
       } else {
         for (uint32_t i = 0; i < n; i++) {
           int64_t s0 = ld_i64(col->offsets + (e0 + i) * 8), s1 = ld_i64(col->offsets + (e0 + i) * 8 + 8);
@@ -993,6 +997,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
         const soft_reg *c = &P->regs[nr + P->creg_of[in->p1]];
         dst->data = c->data;
         dst->alias = 1;
+        dst->str1 = 0;
         dst->all_valid = c->all_valid;
         if (!c->all_valid) memset(dst->valid, 0, v->n);
         continue;
@@ -1044,6 +1049,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     }
     dst->data = dst->own;
     dst->alias = 0;
+    dst->str1 = 0;
     k.dst = dst;
     k.sel_out = NULL;
     k.vout = NULL;

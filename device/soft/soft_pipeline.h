@@ -37,7 +37,10 @@ typedef struct soft_reg {
   uint32_t vtype;     /* HADOS_VT_* */
   uint32_t all_valid; /* 1: every selected row is valid */
   uint32_t alias;     /* 1: data aliases column memory (read-only) */
-  uint32_t pad;
+  uint32_t str1;      /* STR only, a hint that may be 0: 1 when every row 0..n-1 of
+                         the vector (valid or not) is a one-byte string and row i's
+                         byte is at ((soft_str *)data)[0].ptr + i (a plain column of
+                         one-character strings: its bytes are one contiguous array) */
   uint8_t *valid;     /* HADOS_VECTOR_SIZE validity bytes (own storage) */
   void *data;         /* values: int32_t, int64_t, double, __int128, uint8_t (BOOL), soft_str */
   uint8_t *own;       /* the register's own data storage (16 * HADOS_VECTOR_SIZE bytes) */
