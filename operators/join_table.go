@@ -178,7 +178,9 @@ func buildState(ctx context.Context, t *Target, desc, cell *hmem.Buffer, budget 
 		whole = whole && r != 0
 	}
 	if err := firstError(errs); err != nil || !whole {
-		_, ferrs := t.exec(ctx, []device.Op{{Code: device.OpJoinFree, Src: state}})
+		// freed even when ctx is cancelled (the gate would refuse the op
+		// under ctx and the state's device memory would leak)
+		_, ferrs := t.exec(context.Background(), []device.Op{{Code: device.OpJoinFree, Src: state}})
 		if err != nil {
 			return 0, wrapOp("hash join: build", err)
 		}

@@ -51,18 +51,22 @@ static int jc_bad_row(const jc_range *r, uint64_t i) {
     }                                                                                        \
   } while (0)
 
+/* The value of type T at row i of the column bytes base, loaded through
+   memcpy: descriptors do not promise aligned data (a plain load on x86). */
+#define JC_LOAD(T, base, i) ({ T v_; memcpy(&v_, (base) + (uint64_t)(i) * sizeof(T), sizeof(T)); v_; })
+
 /* One term of value type T read at the probe or build row: the comparison
    specialised (no null bitmaps when both operands are all valid). */
 #define JC_ONE(T, CMPEXPR)                                                                     \
   do {                                                                                         \
-    const T *xa = (const T *)(const void *)t->a.data + t->a.c.offset;                          \
-    const T *xb = (const T *)(const void *)t->b.data + t->b.c.offset;                          \
+    const uint8_t *xa = (const uint8_t *)t->a.data + t->a.c.offset * sizeof(T);               \
+    const uint8_t *xb = (const uint8_t *)t->b.data + t->b.c.offset * sizeof(T);               \
     int va = t->a_build, vb = t->b_build;                                                      \
     if (t->a.all_valid && t->b.all_valid) {                                                    \
-      JC_LOOP(({ T x = xa[va ? b : p], y = xb[vb ? b : p]; CMPEXPR; }));                       \
+      JC_LOOP(({ T x = JC_LOAD(T, xa, va ? b : p), y = JC_LOAD(T, xb, vb ? b : p); CMPEXPR; })); \
     } else {                                                                                   \
       JC_LOOP(({ uint64_t ra = (uint64_t)(va ? b : p), rb = (uint64_t)(vb ? b : p);             \
-                 jc_valid(&t->a, ra) && jc_valid(&t->b, rb) && ({ T x = xa[ra], y = xb[rb]; CMPEXPR; }); })); \
+                 jc_valid(&t->a, ra) && jc_valid(&t->b, rb) && ({ T x = JC_LOAD(T, xa, ra), y = JC_LOAD(T, xb, rb); CMPEXPR; }); })); \
     }                                                                                          \
   } while (0)
 
