@@ -249,12 +249,18 @@ func (e *env) free(state device.Addr) {
 // probeAll runs the probe over rows [lo, hi) until its cursor reaches the
 // end, with capacity pairs per op, and returns the pairs.
 func (e *env) probeAll(q device.Queue, state, desc device.Addr, lo, hi int, capacity int, flags uint32) ([][2]int32, error) {
+	return e.probeLoop(q, state, desc, 0, 0, lo, hi, capacity, flags)
+}
+
+// probeLoop is probeAll with an optional condition descriptor (cond, condLen
+// bytes; 0 for none) passed in the probe's third and fourth arguments.
+func (e *env) probeLoop(q device.Queue, state, desc, cond device.Addr, condLen, lo, hi int, capacity int, flags uint32) ([][2]int32, error) {
 	o := device.JoinOut{ProbeRows: e.alloc(uint64(4 * capacity)), BuildRows: e.alloc(uint64(4 * capacity)),
 		Capacity: uint64(capacity), Flags: flags, EndRow: uint64(hi), NextRow: uint64(lo)}
 	oa := e.put(o.Encode())
 	var pairs [][2]int32
 	for guard := 0; ; guard++ {
-		c := run(e.t, q, device.Op{Code: device.OpJoinProbe, Src: desc, Len: 1 << 20, Args: [4]uint64{uint64(state), uint64(oa)}})
+		c := run(e.t, q, device.Op{Code: device.OpJoinProbe, Src: desc, Len: 1 << 20, Args: [4]uint64{uint64(state), uint64(oa), uint64(cond), uint64(condLen)}})
 		if c.Err != nil {
 			return nil, c.Err
 		}

@@ -1,7 +1,6 @@
 package soft_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -20,32 +19,7 @@ import (
 
 // probeAllCond is probeAll with the condition descriptor cond (len bytes).
 func (e *env) probeAllCond(state, desc, cond device.Addr, condLen, lo, hi, capacity int, flags uint32) ([][2]int32, error) {
-	o := device.JoinOut{ProbeRows: e.alloc(uint64(4 * capacity)), BuildRows: e.alloc(uint64(4 * capacity)),
-		Capacity: uint64(capacity), Flags: flags, EndRow: uint64(hi), NextRow: uint64(lo)}
-	oa := e.put(o.Encode())
-	var pairs [][2]int32
-	for guard := 0; ; guard++ {
-		c := run(e.t, e.q, device.Op{Code: device.OpJoinProbe, Src: desc, Len: 1 << 20,
-			Args: [4]uint64{uint64(state), uint64(oa), uint64(cond), uint64(condLen)}})
-		if c.Err != nil {
-			return nil, c.Err
-		}
-		n := int(c.Results[0])
-		ps, bs := e.read(o.ProbeRows, uint64(4*n)), e.read(o.BuildRows, uint64(4*n))
-		for i := range n {
-			pairs = append(pairs, [2]int32{int32(binary.LittleEndian.Uint32(ps[4*i:])), int32(binary.LittleEndian.Uint32(bs[4*i:]))})
-		}
-		cur, err := device.DecodeJoinOut(e.read(oa, device.SizeofJoinOut))
-		if err != nil {
-			return nil, err
-		}
-		if cur.NextRow == cur.EndRow {
-			return pairs, nil
-		}
-		if n == 0 || guard > 1<<20 {
-			e.t.Fatalf("probe made no progress at row %d", cur.NextRow)
-		}
-	}
+	return e.probeLoop(e.q, state, desc, cond, condLen, lo, hi, capacity, flags)
 }
 
 // randCond is a random condition of nterms terms over probeRows and
