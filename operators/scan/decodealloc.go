@@ -22,7 +22,10 @@ import (
 // (FirstTimeBitmapWriter), and arrow's builders clear the bitmaps and
 // buffers they rely on themselves (memory.Set). Reallocate still clears
 // what it adds, and the scan's own conversions (convert.go, constant
-// partition columns) keep the clearing allocator.
+// partition columns) keep the clearing allocator. The expansion of
+// dictionary-read string columns (dictread.go) allocates from this one too
+// and writes every offset and value byte, and clears the validity bitmap
+// before copying into it.
 //
 // Tests run with poisoning on (memory.AllocateUninit fills such buffers
 // with 0xA5), so the scan's suite — the type matrix, nulls, interop with

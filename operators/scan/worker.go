@@ -99,7 +99,7 @@ func (s *Scanner) runSplit(sp *split) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.decAlloc)
+		fr, err := pqarrow.NewFileReader(pr, s.arrowProps(sp.file), s.decAlloc)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
@@ -299,7 +299,7 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, cap(s.slots), s.slots, s.dev); ok {
 			s.cnt.inflated.Add(1)
 			defer v.close()
-			ifr, err := s.inflatedReader(v)
+			ifr, err := s.inflatedReader(v, sp.file)
 			if err != nil {
 				return err
 			}
@@ -348,12 +348,12 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 }
 
 // inflatedReader opens pqarrow over an inflated row group.
-func (s *Scanner) inflatedReader(v *inflated) (*pqarrow.FileReader, error) {
+func (s *Scanner) inflatedReader(v *inflated, f *scanFile) (*pqarrow.FileReader, error) {
 	pr, err := v.reader()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	fr, err := pqarrow.NewFileReader(pr, s.arrowProps(), s.decAlloc)
+	fr, err := pqarrow.NewFileReader(pr, s.arrowProps(f), s.decAlloc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
@@ -363,9 +363,14 @@ func (s *Scanner) inflatedReader(v *inflated) (*pqarrow.FileReader, error) {
 // arrowProps are the decoding properties of every pqarrow reader. Not
 // pqarrow's Parallel mode: it decodes columns on goroutines of its own,
 // where an allocation failure (a panic, see memory.Catch) cannot be
-// recovered.
-func (s *Scanner) arrowProps() pqarrow.ArrowReadProperties {
-	return pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}
+// recovered. The string columns of f that are wholly dictionary encoded
+// are read as dictionaries and expanded by emit (dictread.go).
+func (s *Scanner) arrowProps(f *scanFile) pqarrow.ArrowReadProperties {
+	p := pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}
+	for _, leaf := range s.dictReadLeaves(f) {
+		p.SetReadDict(leaf, true)
+	}
+	return p
 }
 
 func decodeErr(err error) error {
@@ -406,6 +411,14 @@ func (s *Scanner) emit(sp *split, rec arrow.RecordBatch, n int, bounds ...int64)
 		}
 		src := rec.Column(names[fc.name])
 		sl := array.NewSlice(src, bounds[0], bounds[1])
+		if d, ok := sl.(*array.Dictionary); ok { // dictread.go
+			dense, err := expandDict(s.decAlloc, d)
+			sl.Release()
+			if err != nil {
+				return err
+			}
+			sl = dense
+		}
 		out, err := convert(s.opt.Alloc, sl, c.arrow, fc.toMicros)
 		sl.Release()
 		if err != nil {
