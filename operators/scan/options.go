@@ -48,8 +48,9 @@ type Options struct {
 	// package doc). Output order does not depend on it.
 	Parallelism int
 	// SplitBytes groups consecutive row groups of one file into a split of
-	// about this many compressed bytes (default 128 MiB); a row group is
-	// never cut.
+	// about this many compressed bytes; a row group is never cut. Unset, it
+	// is chosen from the data: about four splits per worker (the files'
+	// bytes / (4 × Parallelism)), between 8 and 128 MiB.
 	SplitBytes int64
 	// Prefetch is the number of decoded records each worker may hold ahead
 	// of the consumer (default 2).

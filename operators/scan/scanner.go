@@ -23,22 +23,25 @@ import (
 // returned are released by Close. A Scanner is used by one goroutine (Stats
 // may be called from any).
 type Scanner struct {
-	opt     Options
-	schema  *arrow.Schema
-	out     []outCol
-	pred    *pred // pushed filters, compiled
-	files   []*scanFile
-	splits  []*split
-	static  Stats
-	cnt     counters
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	next    atomic.Int64 // next split a worker claims
-	cur     int          // split the consumer reads
-	err     error
-	closed  bool
-	closeMu sync.Once
+	opt Options
+	// autoSplit: Options.SplitBytes was not set, so planSplits sizes the
+	// splits from the data and the parallelism
+	autoSplit bool
+	schema    *arrow.Schema
+	out       []outCol
+	pred      *pred // pushed filters, compiled
+	files     []*scanFile
+	splits    []*split
+	static    Stats
+	cnt       counters
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	next      atomic.Int64 // next split a worker claims
+	cur       int          // split the consumer reads
+	err       error
+	closed    bool
+	closeMu   sync.Once
 	// slots bounds the goroutines decompressing pages ahead of the
 	// decoders (inflate.go) to Parallelism-1 (and GOMAXPROCS-1); nil when
 	// they could not run beside the decoders.
@@ -88,7 +91,7 @@ func Open(ctx context.Context, opt Options) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scanner{opt: o}
+	s := &Scanner{opt: o, autoSplit: opt.SplitBytes <= 0}
 	fields := make([]arrow.Field, len(o.Columns))
 	for i, c := range o.Columns {
 		at, _ := types.ToArrow(c.Type)
@@ -283,30 +286,60 @@ func (p *pred) leaves(out *[]*leaf) {
 }
 
 // planSplits groups each file's row groups into splits of about SplitBytes.
+// When the caller left SplitBytes unset, the size is chosen so that the
+// workers get about four splits each (between minAutoSplitBytes and the
+// default): a few big files are otherwise one split each, and three files
+// over two workers leave one idle for a third of the scan.
 func (s *Scanner) planSplits() {
+	target := s.opt.SplitBytes
+	if s.autoSplit {
+		var total int64
+		for _, f := range s.files {
+			lo, hi := s.rowGroupRange(f)
+			for rg := lo; rg < hi; rg++ {
+				total += rowGroupBytes(f.md.RowGroup(rg))
+			}
+		}
+		target = min(defaultSplitBytes, max(minAutoSplitBytes, total/int64(4*max(1, s.opt.Parallelism))))
+	}
 	for _, f := range s.files {
 		var cur *split
 		var size int64
-		lo, hi := 0, f.md.NumRowGroups()
-		if s.opt.RowGroupEnd > 0 {
-			lo, hi = min(s.opt.RowGroupStart, hi), min(s.opt.RowGroupEnd, hi)
-		}
+		lo, hi := s.rowGroupRange(f)
 		for rg := lo; rg < hi; rg++ {
 			s.cnt.rowGroups.Add(1)
-			if cur == nil || size >= s.opt.SplitBytes {
+			if cur == nil || size >= target {
 				cur = &split{file: f, ch: make(chan item, s.opt.Prefetch)}
 				s.splits = append(s.splits, cur)
 				size = 0
 			}
 			cur.rgs = append(cur.rgs, rg)
-			rgm := f.md.RowGroup(rg)
-			if n := rgm.TotalCompressedSize(); n > 0 {
-				size += n
-			} else {
-				size += rgm.TotalByteSize()
-			}
+			size += rowGroupBytes(f.md.RowGroup(rg))
 		}
 	}
+}
+
+// minAutoSplitBytes bounds the splits planSplits sizes itself from below
+// (a variable for tests).
+var minAutoSplitBytes int64 = 8 << 20
+
+// rowGroupRange is the range of f's row groups the scan reads
+// (Options.RowGroupStart/End).
+func (s *Scanner) rowGroupRange(f *scanFile) (lo, hi int) {
+	lo, hi = 0, f.md.NumRowGroups()
+	if s.opt.RowGroupEnd > 0 {
+		lo, hi = min(s.opt.RowGroupStart, hi), min(s.opt.RowGroupEnd, hi)
+	}
+	return lo, hi
+}
+
+// rowGroupBytes is a row group's compressed size (its uncompressed size
+// when the writer left that out).
+func rowGroupBytes(rgm *metadata.RowGroupMetaData) int64 {
+	if n := rgm.TotalCompressedSize(); n > 0 {
+		return n
+	}
+	return rgm.TotalByteSize()
 }
 
 // Next returns the next record, or (nil, nil) at the end. The caller owns

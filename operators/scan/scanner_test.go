@@ -37,7 +37,7 @@ func TestDeterministicOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, par := range []int{1, 3, 8} {
-		for _, split := range []int64{1, 1 << 30} {
+		for _, split := range []int64{0, 1, 1 << 30} {
 			for _, batch := range []int{33, 0} {
 				opt := base
 				opt.Parallelism, opt.SplitBytes, opt.BatchRows, opt.Prefetch = par, split, batch, 1+par%3
@@ -77,4 +77,38 @@ func TestDeterministicOrder(t *testing.T) {
 func withFilters(o Options, fs []Filter) Options {
 	o.Filters = fs
 	return o
+}
+
+// TestAutoSplits: with SplitBytes unset, a few files of several row groups
+// are cut into about four splits per worker, and the rows are the same.
+func TestAutoSplits(t *testing.T) {
+	defer func(old int64) { minAutoSplitBytes = old }(minAutoSplitBytes)
+	minAutoSplitBytes = 1
+	dir := t.TempDir()
+	rec := testRecord(memory.DefaultAllocator)
+	defer rec.Release()
+	var files []string
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.parquet", i))
+		writeFile(t, p, rec, parquet.WithMaxRowGroupLength(100))
+		files = append(files, p)
+	}
+	whole := Options{Files: files, Columns: testColumns, Parallelism: 2, SplitBytes: 1 << 30, Alloc: testAlloc(t)}
+	want, _ := scanAll(t, whole)
+	auto := whole
+	auto.SplitBytes, auto.Alloc = 0, testAlloc(t)
+	s := mustOpen(t, auto)
+	if n := len(s.splits); n < 6 {
+		t.Errorf("%d splits of 3 files with %d row groups each at parallelism 2, want about 8", n, s.files[0].md.NumRowGroups())
+	}
+	var got []string
+	each(t, s, func(r arrow.RecordBatch) {
+		for i := 0; i < int(r.NumRows()); i++ {
+			got = append(got, rowString(r, i))
+		}
+	})
+	s.Close()
+	if d := diffRows(want, got); d != "" {
+		t.Fatal(d)
+	}
 }
