@@ -312,23 +312,31 @@ func samePairs(t *testing.T, what string, got, want [][2]int32) {
 	}
 }
 
+// buildCase generates case c's sides (c.sides when set), the reference
+// pairs, builds the table of the build side (freed when the test ends) and
+// stages the probe side.
+func (e *env) buildCase(r *rand.Rand, c joinCase) (b, p joinSide, ref [][]int32, state, pdesc device.Addr) {
+	e.t.Helper()
+	b, p = genSide(r, c, c.build), genSide(r, c, c.pr)
+	if c.sides != nil {
+		b, p = c.sides(r)
+	}
+	ref = refPairs(c, b, p)
+	state, err := e.build(e.putJoin(b, c.encs, c.nullSafe, false), 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { e.free(state) })
+	return b, p, ref, state, e.putJoin(p, c.encs, c.nullSafe, true)
+}
+
 func TestJoinOpsAgainstReference(t *testing.T) {
 	for _, mode := range []string{"host-visible", "discrete"} {
 		for _, c := range joinCases() {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				e := newEnv(t, "soft:memory=64MiB,cores=2,mode="+mode, 16<<20)
 				r := rand.New(rand.NewPCG(uint64(len(c.name)), 7))
-				b, p := genSide(r, c, c.build), genSide(r, c, c.pr)
-				if c.sides != nil {
-					b, p = c.sides(r)
-				}
-				ref := refPairs(c, b, p)
-				state, err := e.build(e.putJoin(b, c.encs, c.nullSafe, false), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer e.free(state)
-				pdesc := e.putJoin(p, c.encs, c.nullSafe, true)
+				_, p, ref, state, pdesc := e.buildCase(r, c)
 				for _, flags := range []uint32{0, device.ProbeFirstMatch, device.ProbeUnmatched, device.ProbeFirstMatch | device.ProbeUnmatched} {
 					total := len(expectPairs(ref, 0, p.rows, flags))
 					for _, capacity := range []int{1, 7, 100000} {

@@ -55,17 +55,7 @@ func TestJoinProbeCondAgainstReference(t *testing.T) {
 			t.Run(mode+"/"+c.name, func(t *testing.T) {
 				e := newEnv(t, "soft:memory=64MiB,cores=2,mode="+mode, 16<<20)
 				r := rand.New(rand.NewPCG(uint64(ci), 31))
-				b, p := genSide(r, c, c.build), genSide(r, c, c.pr)
-				if c.sides != nil {
-					b, p = c.sides(r)
-				}
-				ref := refPairs(c, b, p)
-				state, err := e.build(e.putJoin(b, c.encs, c.nullSafe, false), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer e.free(state)
-				pdesc := e.putJoin(p, c.encs, c.nullSafe, true)
+				b, p, ref, state, pdesc := e.buildCase(r, c)
 				for round := range 4 {
 					nterms := 1 + round%2
 					terms, cols := e.randCond(r, p.rows, b.rows, nterms, []float64{0, 0.2}[round/2])
