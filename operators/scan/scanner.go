@@ -303,20 +303,33 @@ func (s *Scanner) planSplits() {
 		target = min(defaultSplitBytes, max(minAutoSplitBytes, total/int64(4*max(1, s.opt.Parallelism))))
 	}
 	for _, f := range s.files {
-		var cur *split
-		var size int64
 		lo, hi := s.rowGroupRange(f)
-		for rg := lo; rg < hi; rg++ {
-			s.cnt.rowGroups.Add(1)
-			if cur == nil || size >= target {
-				cur = &split{file: f, ch: make(chan item, s.opt.Prefetch)}
-				s.splits = append(s.splits, cur)
-				size = 0
+		s.cnt.rowGroups.Add(int64(hi - lo))
+		for _, run := range RowGroupRuns(f.md, lo, hi, target) {
+			sp := &split{file: f, ch: make(chan item, s.opt.Prefetch)}
+			for rg := run[0]; rg < run[1]; rg++ {
+				sp.rgs = append(sp.rgs, rg)
 			}
-			cur.rgs = append(cur.rgs, rg)
-			size += rowGroupBytes(f.md.RowGroup(rg))
+			s.splits = append(s.splits, sp)
 		}
 	}
+}
+
+// RowGroupRuns groups the row groups [lo, hi) of a file into runs of
+// consecutive row groups of about target compressed bytes (a run ends once
+// it reaches target; a row group is never cut), each [first, end).
+func RowGroupRuns(md *metadata.FileMetaData, lo, hi int, target int64) [][2]int {
+	var out [][2]int
+	var size int64
+	for rg := lo; rg < hi; rg++ {
+		if len(out) == 0 || size >= target {
+			out = append(out, [2]int{rg, rg})
+			size = 0
+		}
+		out[len(out)-1][1] = rg + 1
+		size += rowGroupBytes(md.RowGroup(rg))
+	}
+	return out
 }
 
 // minAutoSplitBytes bounds the splits planSplits sizes itself from below

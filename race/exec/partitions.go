@@ -192,19 +192,8 @@ func rowGroupSplits(f string, target int64) []split {
 		return []split{{file: f}}
 	}
 	var out []split
-	var size int64
-	for rg := 0; rg < md.NumRowGroups(); rg++ {
-		if len(out) == 0 || size >= target {
-			out = append(out, split{file: f, rgLo: rg})
-			size = 0
-		}
-		out[len(out)-1].rgHi = rg + 1
-		rgm := md.RowGroup(rg)
-		if b := rgm.TotalCompressedSize(); b > 0 {
-			size += b
-		} else {
-			size += rgm.TotalByteSize()
-		}
+	for _, run := range scan.RowGroupRuns(md, 0, md.NumRowGroups(), target) {
+		out = append(out, split{file: f, rgLo: run[0], rgHi: run[1]})
 	}
 	if len(out) == 1 {
 		out[0].rgHi = 0
