@@ -7,7 +7,10 @@
 //
 // It is a measurement, not a test: it runs only when HADOS_SCANBENCH=1
 // (HADOS_BENCH_SF sets the scale factor, default 1; HADOS_SCANBENCH_THREADS
-// a list of thread counts, default "1,2"), and logs a table:
+// a list of thread counts, default "1,2"; HADOS_SCANBENCH_ONLY=q6 only Q6's
+// columns against DuckDB's materialisation and whole Q6, for quick A/B
+// runs; HADOS_SCANBENCH_RUNS the runs each best time is taken from, default
+// 3), and logs a table:
 //
 //	HADOS_SCANBENCH=1 go test -v -run TestScanBench -timeout 30m ./scanbench
 //

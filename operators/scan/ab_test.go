@@ -36,15 +36,30 @@ var abVariants = []abVariant{
 	{"morning", func() { setAB(true, true, false, false) }},
 	{"host-after", func() { setAB(true, true, false, true) }},
 	{"after", func() { setAB(true, true, true, true) }},
+	// session 3 of 2026-11-29: "session2" is "host-after" with helpers
+	// for every row group and prefetch of Prefetch records per split, as
+	// before; "idle-help" and "pf-bytes" each change alone; "now" both
+	// (prefetch.go, helpersWhenIdle in worker.go).
+	{"session2", func() { setAB(true, true, false, true); setPrefetchAB(false, false) }},
+	{"idle-help", func() { setAB(true, true, false, true); setPrefetchAB(true, false) }},
+	{"pf-bytes", func() { setAB(true, true, false, true); setPrefetchAB(false, true) }},
+	{"now", func() { setAB(true, true, false, true) }},
 }
 
 // abDefault is the variant the package's defaults amount to, restored
 // after a comparison.
-const abDefault = "host-after"
+const abDefault = "now"
 
+// setAB sets the switches of the earlier rounds, and those of this one to
+// their defaults.
 func setAB(noClear, pagePool, dev, cSnappy bool) {
 	clearDecodeBuffers, plainPageBuffers, deviceDecompression = !noClear, !pagePool, dev
 	setCSnappy(cSnappy)
+	setPrefetchAB(true, true)
+}
+
+func setPrefetchAB(idleHelpers, byBytes bool) {
+	helpersWhenIdle, prefetchByBytes = idleHelpers, byBytes
 }
 
 // TestScanAB scans Q6's columns of the lineitem files in $HADOS_SCAN_AB
@@ -124,12 +139,18 @@ func TestScanAB(t *testing.T) {
 	for _, par := range threads {
 		wall := make([]time.Duration, len(variants))
 		cpu := make([]time.Duration, len(variants))
+		wait := make([]time.Duration, len(variants))
+		inflated := make([]int64, len(variants))
 		for r := 0; r < rounds+1; r++ { // round 0 warms the caches
 			for i, v := range variants {
 				v.set()
 				runtime.GC()
 				c0, w0 := processCPU(), time.Now()
-				rows := abScan(t, Options{Files: files, Columns: cols, Alloc: alloc, Parallelism: par})
+				rows, st := abScan(t, Options{Files: files, Columns: cols, Alloc: alloc, Parallelism: par})
+				if r > 0 {
+					wait[i] += time.Duration(st.waitNanos.Load())
+					inflated[i] += st.inflated.Load()
+				}
 				w, c := time.Since(w0), processCPU()-c0
 				if rows != 6000401 && rows <= 0 {
 					t.Fatalf("%s: %d rows", v.name, rows)
@@ -144,8 +165,9 @@ func TestScanAB(t *testing.T) {
 		}
 		var b strings.Builder
 		for i, v := range variants {
-			fmt.Fprintf(&b, "\n  %-10s wall %7.1f ms (%.2fx)  cpu %7.1f ms (%.2fx)", v.name,
-				ms(wall[i]), float64(wall[i])/float64(wall[0]), ms(cpu[i]), float64(cpu[i])/float64(cpu[0]))
+			fmt.Fprintf(&b, "\n  %-10s wall %7.1f ms (%.2fx)  cpu %7.1f ms (%.2fx)  workers waiting for the consumer %6.1f ms/scan, row groups inflated %.1f/scan", v.name,
+				ms(wall[i]), float64(wall[i])/float64(wall[0]), ms(cpu[i]), float64(cpu[i])/float64(cpu[0]),
+				ms(wait[i])/float64(rounds), float64(inflated[i])/float64(rounds))
 		}
 		la, _ := os.ReadFile("/proc/loadavg")
 		t.Logf("Q6 columns, %d files, parallelism %d, best of %d rounds (load %s):%s", len(files), par, rounds,
@@ -166,8 +188,9 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// abScan scans opt to the end, releasing every record, and returns the rows.
-func abScan(t *testing.T, opt Options) int64 {
+// abScan scans opt to the end, releasing every record, and returns the
+// rows and the scan's counters.
+func abScan(t *testing.T, opt Options) (int64, *counters) {
 	s, err := Open(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +203,7 @@ func abScan(t *testing.T, opt Options) int64 {
 			t.Fatal(err)
 		}
 		if rec == nil {
-			return rows
+			return rows, &s.cnt
 		}
 		rows += rec.NumRows()
 		rec.Release()

@@ -85,24 +85,32 @@
 //
 // Open reads every footer, checks the files agree with the required types,
 // cuts each file's row groups into splits of about SplitBytes and starts
-// Parallelism workers. Each split has a bounded channel (Prefetch records), so
-// workers decode ahead while the consumer works; the consumer reads splits in
-// order, so output order is file order then row group order whatever the
-// parallelism, and a record never spans row groups.
+// Parallelism workers. The consumer reads splits in order, so output order
+// is file order then row group order whatever the parallelism, and a record
+// never spans row groups. Workers decode ahead while the consumer works,
+// within a budget of bytes for the whole scan (PrefetchBytes; by default
+// about two splits' decoded bytes per worker beyond the first, at least
+// one, and at most a quarter of a task account's quota; prefetch.go): a
+// worker on a later split than the one being read keeps decoding while
+// its records fit the budget, and the worker on the split being read may
+// always queue Prefetch records, so the scan never waits on records the
+// consumer cannot reach.
 //
-// Reading in order with bounded prefetch means a worker ahead of the
-// consumer soon waits, so the time goes into the row group being read, and
-// there most of it is decompressing pages (snappy decoding of lineitem's
-// l_extendedprice alone is about two thirds of Q6's scan). So when the
-// scan can run goroutines side by side (Parallelism and GOMAXPROCS above
-// 1), a row group read whole is decompressed in parallel (inflate.go): the
-// page headers of its largest compressed column chunks are walked, and up
-// to Parallelism-1 helper goroutines for the whole scan read and
-// decompress their pages a bounded window ahead of the decoder, in the
-// order it needs them, while the decoder decodes and decompresses the rest;
-// it decompresses itself any page no helper has reached. It costs two
-// copies of the bytes the helpers decompress, which is why a scan on one
-// core decodes straight from the file — unless the device decompresses:
+// When a core has no worker — the last splits, fewer splits than workers,
+// a worker waiting for prefetch room — the time goes into the row groups
+// being read, and there most of it is decompressing pages (snappy decoding
+// of lineitem's l_extendedprice alone is about two thirds of Q6's scan).
+// So when the scan can run goroutines side by side (Parallelism and
+// GOMAXPROCS above 1), a row group read whole and begun while fewer
+// workers decode than goroutines can run is decompressed in parallel
+// (inflate.go): the page headers of its largest compressed column chunks
+// are walked, and up to Parallelism-1 helper goroutines for the whole scan
+// read and decompress their pages a bounded window ahead of the decoder,
+// in the order it needs them, while the decoder decodes and decompresses
+// the rest; it decompresses itself any page no helper has reached. It
+// costs two copies of the bytes the helpers decompress, which is why a
+// row group begun while every core has a worker, or a scan on one core,
+// decodes straight from the file — unless the device decompresses:
 // then every chunk it has a codec for is inflated, by the device, whatever
 // the parallelism, and the helpers (if any) submit pages to it ahead of
 // the decoder. Row groups the page index cuts into row ranges

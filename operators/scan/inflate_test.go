@@ -37,6 +37,14 @@ func twoProcs(t *testing.T) {
 	}
 }
 
+// alwaysHelpers starts decompression helpers for every row group read
+// whole, not only while a core has no worker (helpersWhenIdle), for the
+// duration of the test.
+func alwaysHelpers(t *testing.T) {
+	helpersWhenIdle = false
+	t.Cleanup(func() { helpersWhenIdle = true })
+}
+
 // everyChunk inflates every compressed chunk, so that every type takes
 // the parallel path, for the duration of the test.
 func everyChunk(t *testing.T) {
@@ -112,6 +120,7 @@ func TestParallelDecompressionCorruptPage(t *testing.T) {
 func TestParallelDecompressionCancel(t *testing.T) {
 	twoProcs(t)
 	everyChunk(t)
+	alwaysHelpers(t) // three splits keep both cores busy: no helpers otherwise
 	dir := t.TempDir()
 	var files []string
 	for i := range 3 {

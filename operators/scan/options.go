@@ -52,9 +52,20 @@ type Options struct {
 	// is chosen from the data: about four splits per worker (the files'
 	// bytes / (4 × Parallelism)), between 8 and 128 MiB.
 	SplitBytes int64
-	// Prefetch is the number of decoded records each worker may hold ahead
-	// of the consumer (default 2).
+	// Prefetch is the number of decoded records the worker on the split
+	// being read may hold ahead of the consumer whatever PrefetchBytes says
+	// (default 2).
 	Prefetch int
+	// PrefetchBytes bounds the bytes (buffer lengths) of all the records
+	// decoded and not yet returned by Next, so that workers on later
+	// splits keep decoding while the consumer reads an earlier one, within
+	// a bound of device memory (see prefetch.go). Unset, it is about two
+	// splits' decoded bytes of the required columns per worker beyond the
+	// first (at least one), between 8 and 256 MiB, and at most a quarter of the quota of
+	// Alloc's account when it is a hados allocator with a limited account.
+	// A record larger than the budget is still queued when nothing else
+	// is.
+	PrefetchBytes int64
 	// RowGroupStart and RowGroupEnd, when RowGroupEnd > 0, restrict every
 	// file to its row groups [RowGroupStart, RowGroupEnd) (clamped to the
 	// file's count): the tasks of a stage that splits a file by row groups

@@ -52,6 +52,16 @@ type Scanner struct {
 	// dev decompresses pages on Options.Alloc's device, nil when it
 	// cannot (devdecomp.go).
 	dev *devDecomp
+	// pf bounds the bytes of records decoded ahead (prefetch.go);
+	// reading is the split Next reads (cur, readable by the workers).
+	pf      prefetch
+	reading atomic.Int64
+	// busy counts the workers decoding (not finished, not waiting for
+	// prefetch room); cores is how many goroutines can run at once
+	// (Parallelism and GOMAXPROCS). Helpers decompress pages ahead only
+	// while busy < cores (worker.go).
+	busy  atomic.Int64
+	cores int
 }
 
 // outCol is one output column.
@@ -72,14 +82,16 @@ type scanFile struct {
 // split is a run of consecutive row groups of one file, decoded by one
 // worker, which sends its records (or an error) on ch and then closes it.
 type split struct {
+	idx  int // in Scanner.splits
 	file *scanFile
 	rgs  []int
 	ch   chan item
 }
 
 type item struct {
-	rec arrow.RecordBatch
-	err error
+	rec   arrow.RecordBatch
+	bytes int64 // counted against the prefetch budget
+	err   error
 }
 
 // Open validates the options, lists the files, prunes partitions, reads
@@ -120,10 +132,13 @@ func Open(ctx context.Context, opt Options) (*Scanner, error) {
 	s.decAlloc = decodeAllocator(o.Alloc)
 	s.dev = newDevDecomp(o.Alloc)
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	if n := min(o.Parallelism, runtime.GOMAXPROCS(0)) - 1; n > 0 {
-		s.slots = make(chan struct{}, n)
+	s.cores = min(o.Parallelism, runtime.GOMAXPROCS(0))
+	if s.cores > 1 {
+		s.slots = make(chan struct{}, s.cores-1)
 	}
+	s.startPrefetch(s.ctx)
 	workers := min(o.Parallelism, len(s.splits))
+	s.busy.Store(int64(workers))
 	s.wg.Add(workers)
 	for range workers {
 		go s.work()
@@ -306,9 +321,17 @@ func (s *Scanner) planSplits() {
 		lo, hi := s.rowGroupRange(f)
 		s.cnt.rowGroups.Add(int64(hi - lo))
 		for _, run := range RowGroupRuns(f.md, lo, hi, target) {
-			sp := &split{file: f, ch: make(chan item, s.opt.Prefetch)}
+			sp := &split{idx: len(s.splits), file: f}
+			var records int64
 			for rg := run[0]; rg < run[1]; rg++ {
 				sp.rgs = append(sp.rgs, rg)
+				records += (f.md.RowGroup(rg).NumRows() + int64(s.opt.BatchRows) - 1) / int64(s.opt.BatchRows)
+			}
+			// room for the split's records (the prefetch budget is what
+			// bounds them; row ranges may cut more, which then wait)
+			sp.ch = make(chan item, max(s.opt.Prefetch, int(min(records+1, maxSplitQueue))))
+			if !prefetchByBytes {
+				sp.ch = make(chan item, s.opt.Prefetch)
 			}
 			s.splits = append(s.splits, sp)
 		}
@@ -331,6 +354,9 @@ func RowGroupRuns(md *metadata.FileMetaData, lo, hi int, target int64) [][2]int 
 	}
 	return out
 }
+
+// maxSplitQueue bounds the records a split's channel holds.
+const maxSplitQueue = 1024
 
 // minAutoSplitBytes bounds the splits planSplits sizes itself from below
 // (a variable for tests).
@@ -378,7 +404,12 @@ func (s *Scanner) Next() (arrow.RecordBatch, error) {
 					return nil, err
 				}
 				s.cur++
+				s.reading.Store(int64(s.cur))
+				s.advanced()
 				continue
+			}
+			if it.bytes > 0 {
+				s.unreserve(it.bytes)
 			}
 			if it.err != nil {
 				s.err = it.err

@@ -35,6 +35,7 @@ type counters struct {
 	pages, pagesPruned                          atomic.Int64
 	rows, rowsPrunedPage, bytesRead             atomic.Int64
 	inflated                                    atomic.Int64 // row groups decoded with parallel decompression (inflate.go)
+	waitNanos                                   atomic.Int64 // workers' time handing records over (waiting for prefetch room), for measurements
 }
 
 func (c *counters) snapshot(s Stats) Stats {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -74,6 +75,7 @@ func readProps() *parquet.ReaderProperties {
 // work claims splits in order until none is left or the scan is cancelled.
 func (s *Scanner) work() {
 	defer s.wg.Done()
+	defer s.busy.Add(-1)
 	for {
 		i := int(s.next.Add(1) - 1)
 		if i >= len(s.splits) || s.ctx.Err() != nil {
@@ -125,15 +127,26 @@ func (s *Scanner) runSplit(sp *split) {
 	}
 }
 
-// send hands an item to the consumer; false when the scan was cancelled
-// (the item's record is then released).
+// send hands an item to the consumer, once the prefetch budget has room
+// for its record (prefetch.go); false when the scan was cancelled (the
+// item's record is then released).
 func (s *Scanner) send(sp *split, it item) bool {
+	t0 := time.Now()
+	defer func() { s.cnt.waitNanos.Add(int64(time.Since(t0))) }()
+	if it.rec != nil {
+		it.bytes = recordBytes(it.rec)
+		if !s.reserve(sp, it.bytes) {
+			it.rec.Release()
+			return false
+		}
+	}
 	select {
 	case sp.ch <- it:
 		return true
 	case <-s.ctx.Done():
 		if it.rec != nil {
 			it.rec.Release()
+			s.unreserve(it.bytes)
 		}
 		return false
 	}
@@ -292,11 +305,15 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 		}
 		return nil
 	}
-	if (s.slots != nil || s.dev != nil) && all {
+	helpers := 0
+	if s.slots != nil && (!helpersWhenIdle || s.busy.Load() < int64(s.cores)) {
+		helpers = cap(s.slots) // a core has no worker: lend it to this row group
+	}
+	if (helpers > 0 || s.dev != nil) && all {
 		// All rows are read: decompress the pages in parallel (inflate.go).
 		// With row ranges the decoder seeks, which needs the stored file's
 		// page index.
-		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, cap(s.slots), s.slots, s.dev); ok {
+		if v, ok := inflateRowGroup(s.ctx, src.f, src.n, sp.file, rg, leaves, helpers, s.slots, s.dev); ok {
 			s.cnt.inflated.Add(1)
 			defer v.close()
 			ifr, err := s.inflatedReader(v, sp.file)
@@ -372,6 +389,14 @@ func (s *Scanner) arrowProps(f *scanFile) pqarrow.ArrowReadProperties {
 	}
 	return p
 }
+
+// helpersWhenIdle: decompression helpers run only for row groups begun
+// while fewer workers decode than goroutines can run at once (the last
+// splits, or workers waiting for prefetch room); otherwise the workers
+// already fill the cores and helpers only add the cost of their copies.
+// A variable for A/B measurements (false: whenever the scan can run
+// goroutines side by side, as before).
+var helpersWhenIdle = true
 
 func decodeErr(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
