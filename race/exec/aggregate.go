@@ -17,10 +17,11 @@ func (b *builder) aggregate(n *rules.Node, part int) (operators.Operator, error)
 	if err != nil {
 		return nil, err
 	}
-	child, err := b.build(n.Children[0], part)
+	in, err := b.aggInput(n, part)
 	if err != nil {
 		return nil, err
 	}
+	child := in.child
 	var names []string
 	var cols []*expr.Expr // the aggregation's output columns, as expressions over it
 	for i, k := range p.Keys {
@@ -46,11 +47,10 @@ func (b *builder) aggregate(n *rules.Node, part int) (operators.Operator, error)
 		}
 		finals = append(finals, f)
 	}
-	h, err := operators.NewHashAggregate(b.target, child, nil, p.Keys, p.Calls, p.Mode, names)
+	agg, err := b.fuseAggregate(n, in, p, names)
 	if err != nil {
-		return nil, closeAfter(child, err)
+		return nil, err
 	}
-	agg := b.track(label(n), h)
 	if p.Results == nil {
 		return agg, nil
 	}

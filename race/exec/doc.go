@@ -72,6 +72,17 @@
 // on, the operators above such scans held more device memory, enough to
 // run small devices and task quotas out under concurrent queries.
 //
+// # Aggregations over filters and projections
+//
+// An aggregation reading a Filter and/or a Project of its own stage
+// (Spark's Filter → Project → partial aggregate) runs them inside its own
+// device pipeline: the filter becomes the aggregation's fused condition
+// and its keys and arguments are rewritten over the projection's input,
+// so the projected columns are never written to device memory. Its
+// statistics name the chain ("(3) DpuFilter+(4) DpuProject+(5)
+// DpuHashAggregate"). When the rewritten aggregation does not compile,
+// the chain runs as a FilterProject below it, as before.
+//
 // # Partitioned tables
 //
 // A scan's columns that Spark does not read from the files (outside its

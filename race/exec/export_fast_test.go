@@ -33,3 +33,12 @@ func SetSplitBytes(n int64) (restore func()) {
 	fixedSplitBytes = n
 	return func() { fixedSplitBytes = old }
 }
+
+// SetFuseAggregates switches the fusion of a Filter/Project chain into
+// the aggregation above it (fuseAggregates) and returns a function
+// restoring it. Tests only; not concurrent-safe.
+func SetFuseAggregates(on bool) (restore func()) {
+	old := fuseAggregates
+	fuseAggregates = on
+	return func() { fuseAggregates = old }
+}

@@ -97,10 +97,18 @@ func firstCause(errs []error) error {
 }
 
 // retryable reports the device errors a new attempt may not meet: a DMA
-// transfer error, a lost or hung device, exhausted device memory.
+// transfer error, a lost or hung device, exhausted device memory. An
+// operator reports a device's out-of-memory error as its quota exceeded
+// (operators.QuotaExceeded: errors.Is(err, memory.ErrQuotaExceeded)); it
+// is still the device's, and retryable, unless a task's or device's quota
+// refused the bytes (a *memory.QuotaError inside).
 func retryable(err error) bool {
+	if errors.Is(err, device.ErrNoMemory) {
+		var qe *hmem.QuotaError
+		return !errors.As(err, &qe)
+	}
 	return errors.Is(err, device.ErrIO) || errors.Is(err, device.ErrDeviceLost) || errors.Is(err, device.ErrHang) ||
-		errors.Is(err, device.ErrTimeout) || errors.Is(err, device.ErrNoMemory) && !errors.Is(err, hmem.ErrQuotaExceeded)
+		errors.Is(err, device.ErrTimeout)
 }
 
 // deviceGone reports the errors after which a device gets no more tasks
