@@ -16,4 +16,7 @@
 //	go test ./sortbench -run XXX -bench . -benchtime 1x
 //
 // HADOS_SORTBENCH_ROWS sets the row count (default 16Mi).
+// BenchmarkSortHadosOnly (with HADOS_SORTBENCH_HADOSONLY=1) runs the hados
+// (string, bigint) sort alone five times in one device, logging each run's
+// CPU, system time and page faults: for profiles.
 package sortbench

@@ -43,6 +43,11 @@ typedef struct soft_heap {
 int soft_heap_init(soft_heap *h, uint64_t size);
 void soft_heap_destroy(soft_heap *h);
 int soft_heap_alloc(soft_heap *h, uint64_t size, uint64_t *off);
+/* As soft_heap_alloc, from the top of the heap (the highest free extent
+   that fits): for short-lived scratch, which then reuses the same, already
+   faulted-in pages op after op instead of landing in holes that
+   long-lived blocks at the bottom leave (and faulting fresh pages). */
+int soft_heap_alloc_high(soft_heap *h, uint64_t size, uint64_t *off);
 int soft_heap_free(soft_heap *h, uint64_t off, uint64_t *len);
 int soft_heap_lookup(soft_heap *h, uint64_t off, uint64_t *len);
 
@@ -139,6 +144,8 @@ static inline uint64_t soft_round_align(uint64_t n) { return (n + SOFT_ALIGN - 1
    b (counted in the device's allocations); E_NOMEM without a message when
    the heap is exhausted (callers say what they were allocating). */
 int soft_block_alloc(soft_device *d, soft_block *b, uint64_t bytes);
+/* As soft_block_alloc, from the top of the heap (soft_heap_alloc_high). */
+int soft_block_alloc_high(soft_device *d, soft_block *b, uint64_t bytes);
 /* Frees b (idempotent: a block without memory is ignored) and clears it. */
 void soft_block_free(soft_device *d, soft_block *b);
 

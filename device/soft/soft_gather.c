@@ -59,6 +59,69 @@ static int gather_validity(const soft_col *c, soft_outcol *o, uint32_t j, const 
   return HADOS_OK;
 }
 
+/* Rows ahead of the current one whose string bytes a gather prefetches
+   (their offsets: twice as far). */
+#define GATHER_PF 12
+
+/* Prefetches what locating row r's string reads: its offsets (a dictionary
+   column: its code) and, for a nullable column, its validity byte. */
+static inline void prefetch_str_offsets(const soft_col *c, int32_t r) {
+  if (r < 0) return;
+  const uint64_t e = c->c.offset + (uint64_t)r;
+  if (!c->all_valid) __builtin_prefetch(c->validity + (e >> 3));
+  if (c->c.flags & HADOS_COLF_DICT) __builtin_prefetch(c->data + e * 4);
+  else __builtin_prefetch(c->offsets + e * c->width);
+}
+
+/* Prefetches the first bytes of row r's string (its offsets were checked
+   by string_bytes before any is read here; a null row's garbage offsets
+   only prefetch, which never faults). */
+static inline void prefetch_str_bytes(const soft_col *c, int32_t r) {
+  if (r < 0) return;
+  uint32_t len;
+  const uint8_t *s = rel_str(c, (uint64_t)r, &len);
+  __builtin_prefetch(s);
+  if (len > 32) __builtin_prefetch(s + 64);
+}
+
+/* Copies n bytes of a string: short ones by (overlapping) fixed-size
+   moves inline instead of a libc call, reading and writing only [0, n). */
+static inline void copy_str(uint8_t *d, const uint8_t *s, uint32_t n) {
+  if (n >= 8 && n <= 32) {
+    uint64_t a, b;
+    if (n > 16) {
+      uint64_t x, y;
+      memcpy(&a, s, 8);
+      memcpy(&x, s + 8, 8);
+      memcpy(&y, s + n - 16, 8);
+      memcpy(&b, s + n - 8, 8);
+      memcpy(d, &a, 8);
+      memcpy(d + 8, &x, 8);
+      memcpy(d + n - 16, &y, 8);
+      memcpy(d + n - 8, &b, 8);
+      return;
+    }
+    memcpy(&a, s, 8);
+    memcpy(&b, s + n - 8, 8);
+    memcpy(d, &a, 8);
+    memcpy(d + n - 8, &b, 8);
+    return;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, s + n - 4, 4);
+    memcpy(d, &a, 4);
+    memcpy(d + n - 4, &b, 4);
+    return;
+  }
+  if (n < 4) {
+    for (uint32_t i = 0; i < n; i++) d[i] = s[i];
+    return;
+  }
+  memcpy(d, s, n);
+}
+
 #define GATHER_FIXED(T)                                                         \
   do {                                                                          \
     const T *src = (const T *)(const void *)c->data + c->c.offset;              \
@@ -93,15 +156,20 @@ static void gather_values(const soft_col *c, soft_outcol *o, const int32_t *rows
       return;
     }
     default: {
+      /* rows come in sorted order, so every string is a cache miss:
+         prefetch in two stages, the offsets (and validity) 2 * GATHER_PF
+         rows ahead, the bytes GATHER_PF rows ahead */
       int32_t *offs = (int32_t *)(void *)o->offsets;
       uint64_t used = 0;
       offs[0] = 0;
       for (uint64_t i = 0; i < n; i++) {
+        if (i + 2 * GATHER_PF < n) prefetch_str_offsets(c, rows[i + 2 * GATHER_PF]);
+        if (i + GATHER_PF < n) prefetch_str_bytes(c, rows[i + GATHER_PF]);
         int32_t r = rows[i];
         if (r >= 0 && rel_valid(c, (uint64_t)r)) {
           uint32_t len;
           const uint8_t *s = rel_str(c, (uint64_t)r, &len);
-          memcpy(o->data + used, s, len);
+          copy_str(o->data + used, s, len);
           used += len;
         }
         offs[i + 1] = (int32_t)used;
@@ -117,6 +185,7 @@ static int string_bytes(const rel_desc *g, uint32_t j, const int32_t *rows, uint
   const soft_col *c = &g->cols[j];
   uint64_t t = 0;
   for (uint64_t i = 0; i < n; i++) {
+    if (i + 2 * GATHER_PF < n) prefetch_str_offsets(c, rows[i + 2 * GATHER_PF]);
     int32_t r = rows[i];
     if (r < 0 || !rel_valid(c, (uint64_t)r)) continue;
     uint32_t len;

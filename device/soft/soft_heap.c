@@ -103,7 +103,15 @@ void soft_heap_destroy(soft_heap *h) {
   memset(h, 0, sizeof(*h));
 }
 
-int soft_heap_alloc(soft_heap *h, uint64_t size, uint64_t *off) {
+/* First fit from the bottom, or (high) the highest extent that fits, cut
+   from its top end. */
+static int heap_alloc(soft_heap *h, uint64_t size, uint64_t *off, int high);
+
+int soft_heap_alloc(soft_heap *h, uint64_t size, uint64_t *off) { return heap_alloc(h, size, off, 0); }
+
+int soft_heap_alloc_high(soft_heap *h, uint64_t size, uint64_t *off) { return heap_alloc(h, size, off, 1); }
+
+static int heap_alloc(soft_heap *h, uint64_t size, uint64_t *off, int high) {
   if (size == 0) return soft_fail(HADOS_E_INVALID, "soft: allocation of 0 bytes");
   if (size > UINT64_MAX - SOFT_ALIGN) return soft_fail(HADOS_E_NOMEM, "soft: allocation of %llu bytes is too large", (unsigned long long)size);
   uint64_t len = (size + SOFT_ALIGN - 1) & ~(uint64_t)(SOFT_ALIGN - 1);
@@ -113,7 +121,14 @@ int soft_heap_alloc(soft_heap *h, uint64_t size, uint64_t *off) {
     return soft_fail(HADOS_E_NOMEM, "soft: out of host memory for allocation table");
   }
   soft_extent **pp = &h->free_list;
-  while (*pp && (*pp)->len < len) pp = &(*pp)->next;
+  if (high) { /* the last (highest) extent that fits */
+    soft_extent **best = NULL;
+    for (; *pp; pp = &(*pp)->next)
+      if ((*pp)->len >= len) best = pp;
+    if (best) pp = best;
+  } else {
+    while (*pp && (*pp)->len < len) pp = &(*pp)->next;
+  }
   if (!*pp) {
     uint64_t used = h->used;
     pthread_mutex_unlock(&h->mu);
@@ -121,12 +136,12 @@ int soft_heap_alloc(soft_heap *h, uint64_t size, uint64_t *off) {
                      (unsigned long long)len, (unsigned long long)used);
   }
   soft_extent *e = *pp;
-  *off = e->off;
+  *off = high ? e->off + e->len - len : e->off;
   if (e->len == len) {
     *pp = e->next;
     free(e);
   } else {
-    e->off += len;
+    if (!high) e->off += len;
     e->len -= len;
   }
   uint64_t j = table_slot(h, *off + 1);
@@ -200,15 +215,19 @@ int soft_heap_free(soft_heap *h, uint64_t off, uint64_t *out_len) {
   return HADOS_OK;
 }
 
-int soft_block_alloc(soft_device *d, soft_block *b, uint64_t bytes) {
+static int block_alloc(soft_device *d, soft_block *b, uint64_t bytes, int high) {
   uint64_t off, len = soft_round_align(bytes ? bytes : 1);
-  int st = soft_heap_alloc(&d->heap, len, &off);
+  int st = heap_alloc(&d->heap, len, &off, high);
   if (st != HADOS_OK) return st;
   atomic_fetch_add(&d->allocs, 1);
   b->p = d->mem + off;
   b->bytes = len;
   return HADOS_OK;
 }
+
+int soft_block_alloc(soft_device *d, soft_block *b, uint64_t bytes) { return block_alloc(d, b, bytes, 0); }
+
+int soft_block_alloc_high(soft_device *d, soft_block *b, uint64_t bytes) { return block_alloc(d, b, bytes, 1); }
 
 void soft_block_free(soft_device *d, soft_block *b) {
   if (!b->p) return;

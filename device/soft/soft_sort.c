@@ -172,14 +172,16 @@ static int top_k(const sort_keys *k, uint64_t first, uint64_t end, uint64_t lim,
 /* Scratch of at least this many bytes comes from the device heap when it
    has room: its pages stay mapped from one sort to the next (and are huge
    pages where the device has them), where a large malloc would map, fault
-   and zero fresh pages every time. Smaller scratch, or a full heap, uses
-   malloc. */
+   and zero fresh pages every time. It is taken from the top of the heap,
+   so sort after sort reuses the same pages (first fit would put it in
+   whatever hole the blocks kept at the bottom leave, and fault fresh
+   pages past them). Smaller scratch, or a full heap, uses malloc. */
 #define SORT_HEAP_SCRATCH (4u << 20)
 
 /* Allocates bytes of scratch into *p (from the heap into b, or malloc);
    0 when neither has room. Released by scratch_free. */
 static int scratch_alloc(soft_device *d, soft_block *b, uint64_t bytes, uint8_t **p) {
-  if (bytes >= SORT_HEAP_SCRATCH && soft_block_alloc(d, b, bytes) == HADOS_OK) {
+  if (bytes >= SORT_HEAP_SCRATCH && soft_block_alloc_high(d, b, bytes) == HADOS_OK) {
     *p = b->p;
     return 1;
   }
@@ -269,18 +271,30 @@ static int finish_radix(const sort_keys *k, const uint8_t *s, uint64_t n, uint64
   return st;
 }
 
+/* memcmp of two normalised keys of kw bytes (sign only), inline for the
+   common 8-byte key (a string key's prefix alone). */
+static inline int keys_cmp(const uint8_t *a, const uint8_t *b, uint32_t kw) {
+  if (kw == 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return cmp_u(__builtin_bswap64(x), __builtin_bswap64(y));
+  }
+  return memcmp(a, b, kw);
+}
+
 /* Whether row r (its normalised record rec, when norm) lies in [lo, hi)
    of the total order by the keys, then the row number (-1: unbounded).
    The normalised keys decide unless they are equal. */
 static inline int in_bounds(const sort_keys *k, int norm, const uint8_t *rec, int32_t r, const uint8_t *lorec, int32_t lo,
                             const uint8_t *hirec, int32_t hi) {
   if (lo >= 0) {
-    int c = norm ? memcmp(rec, lorec, k->kw) : 0;
+    int c = norm ? keys_cmp(rec, lorec, k->kw) : 0;
     if (c < 0) return 0;
     if (c == 0 && ((c = sort_cmp_rows(k, r, lo)) < 0 || (c == 0 && r < lo))) return 0;
   }
   if (hi >= 0) {
-    int c = norm ? memcmp(rec, hirec, k->kw) : 0;
+    int c = norm ? keys_cmp(rec, hirec, k->kw) : 0;
     if (c > 0) return 0;
     if (c == 0 && ((c = sort_cmp_rows(k, r, hi)) > 0 || (c == 0 && r >= hi))) return 0;
   }
@@ -339,7 +353,15 @@ static int bounded_sort(soft_device *d, const sort_keys *k, uint64_t first, uint
       const int32_t r = (int32_t)(first + c + i);
       const uint8_t *rec = at + i * rs;
       if (!in_bounds(k, 1, rec, r, lorec, lo, hirec, hi)) continue;
-      if (recs + m * rs != rec) memmove(recs + m * rs, rec, kw);
+      if (recs + m * rs != rec) {
+        if (kw == 8) { /* load, then store: safe as the records overlap */
+          uint64_t x;
+          memcpy(&x, rec, 8);
+          memcpy(recs + m * rs, &x, 8);
+        } else {
+          memmove(recs + m * rs, rec, kw);
+        }
+      }
       memcpy(recs + m * rs + kw, &r, 4);
       m++;
     }
