@@ -168,7 +168,8 @@ typedef struct fast_slot {
   uint32_t code1, pad;
 } fast_slot;
 
-#define FEW_CACHE 4u
+#define FEW_CACHE 8u
+#define DENSE_GROUPS 8u
 
 typedef struct pcache_ent {
   const uint8_t *p;
@@ -192,10 +193,20 @@ struct soft_agg_state {
   uint32_t gids[HADOS_VECTOR_SIZE];
   uint32_t idx[HADOS_VECTOR_SIZE];
   uint16_t rows[HADOS_VECTOR_SIZE];
-  /* rows partitioned by group for fold_few (partition_few) */
+  /* rows partitioned by group for fold_few (partition_few), computed
+     when an aggregate first needs them (part_done) */
   uint16_t prows[HADOS_VECTOR_SIZE];
   uint32_t pstart[64 + 1];
-  uint32_t part_ok;
+  uint32_t part_ok, part_done, part_m;
+  /* per-group row counts of this update (cnt_ok: valid), from the
+     partition or from few_dense's group masks */
+  uint32_t cnt_ok;
+  uint32_t few_cnt[64];
+  /* few_dense's scratch: each vector row's group (0xff: not selected)
+     and each group's row bitmask (64 rows a word); it borrows hashes for
+     an I128 register's low words */
+  uint8_t dgid[HADOS_VECTOR_SIZE];
+  uint64_t dmask[DENSE_GROUPS][HADOS_VECTOR_SIZE / 64];
   /* fold_few's per-group sums of this update's last FEW_CACHE summed
      registers: entry c holds those of register data few_cache_data[c]
      (type few_cache_vt[c]); few_cache_n entries are valid */
@@ -205,6 +216,9 @@ struct soft_agg_state {
   const uint8_t *few_cache_valid[FEW_CACHE]; /* NULL: all valid */
   i128 few_acc[FEW_CACHE][64];
   uint8_t few_any[FEW_CACHE][64];
+  /* some selected valid input of entry c lies outside [-2^51, 2^51) (I64)
+     or [-2^114, 2^114) (I128): the bound dec_sums_safe asks of it */
+  uint8_t few_big[FEW_CACHE];
   /* key codes of the hash path (see fast_codes) */
   uint32_t fast_ok, fast_bits;
   uint32_t fast_n[FAST_KEYS], fast_null[FAST_KEYS];
@@ -986,13 +1000,14 @@ static int dec_sums_safe(const soft_agg_state *st, const agg_col *a, reg_view r,
 static void partition_few(soft_agg_state *st, uint32_t m) {
   const uint64_t ng = st->n_groups;
   st->part_ok = 0;
-  st->few_cache_n = 0;
-  st->few_cache_next = 0;
+  st->part_done = 1;
   if (ng > FEW_GROUPS || m < 4 * ng) return;
   if (ng == 1) { /* a global aggregate (or one group so far): the rows as they are */
     memcpy(st->prows, st->rows, m * sizeof(uint16_t));
     st->pstart[0] = 0;
     st->pstart[1] = m;
+    st->few_cnt[0] = m;
+    st->cnt_ok = 1;
     st->part_ok = 1;
     return;
   }
@@ -1012,8 +1027,10 @@ static void partition_few(soft_agg_state *st, uint32_t m) {
       cnt[q][g] = at; /* now the next slot of (q, g) */
       at += c;
     }
+    st->few_cnt[g] = at - ps[g];
   }
   ps[ng] = at;
+  st->cnt_ok = 1;
   uint16_t *pr = st->prows;
   for (i = 0; i + PART_WAYS <= m; i += PART_WAYS)
     for (uint32_t q = 0; q < PART_WAYS; q++) pr[cnt[q][gids[i + q]]++] = rows[i + q];
@@ -1021,12 +1038,58 @@ static void partition_few(soft_agg_state *st, uint32_t m) {
   st->part_ok = 1;
 }
 
+/* Starts an update's few-group folding: nothing computed yet (the
+   partition is made when an aggregate first needs it). */
+static void few_begin(soft_agg_state *st, uint32_t m) {
+  st->part_ok = 0;
+  st->part_done = 0;
+  st->part_m = m;
+  st->cnt_ok = 0;
+  st->few_cache_n = 0;
+  st->few_cache_next = 0;
+}
+
+/* The partition of this update's rows, made on first use; whether it
+   applies. */
+static int part_ensure(soft_agg_state *st) {
+  if (!st->part_done) partition_few(st, st->part_m);
+  return st->part_ok;
+}
+
+/* A new few-cache entry for register r (type vt), the oldest going when
+   all are taken. */
+static uint32_t few_cache_new(soft_agg_state *st, reg_view r, uint32_t vt) {
+  uint32_t c;
+  if (st->few_cache_n < FEW_CACHE) {
+    c = st->few_cache_n++;
+  } else {
+    c = st->few_cache_next;
+    st->few_cache_next = (c + 1) % FEW_CACHE;
+  }
+  st->few_cache_data[c] = r.data;
+  st->few_cache_vt[c] = vt;
+  st->few_cache_valid[c] = r.all_valid ? NULL : r.valid;
+  st->few_big[c] = 0;
+  return c;
+}
+
+/* The few-cache entry of register r (type vt), or few_cache_n. */
+static uint32_t few_cache_find(const soft_agg_state *st, reg_view r, uint32_t vt) {
+  const uint8_t *rvalid = r.all_valid ? NULL : r.valid;
+  uint32_t c = 0;
+  while (c < st->few_cache_n && !(st->few_cache_data[c] == r.data && st->few_cache_vt[c] == vt && st->few_cache_valid[c] == rvalid))
+    c++;
+  return c;
+}
+
 /* Sums n rows (pr) of an I32 / I64 / I128 register into an i128 and says
    whether any was valid. The sums run in 64-bit words that cannot overflow
    for n <= HADOS_VECTOR_SIZE (2^11): an I64 value splits into its signed
    high and unsigned low 32 bits; an I128 value into its signed high word
-   (callers bound |x| < 2^114, so |high| < 2^50) and the two 32-bit halves
-   of its low word. Invalid rows add zero (masked, no branch). */
+   and the two 32-bit halves of its low word (exact while |high| < 2^52,
+   which *badp reports otherwise). Invalid rows add zero (masked, no
+   branch). *badp also gets whether a valid input lies outside the bound
+   of few_big: [-2^51, 2^51) for I64, [-2^114, 2^114) for I128. */
 FEW_INLINE void few_word(const void *data, uint32_t vt, uint32_t row, int64_t *hi, uint64_t *l1, uint64_t *l0) {
   if (vt == HADOS_VT_I32) {
     *hi = 0;
@@ -1046,7 +1109,7 @@ FEW_INLINE void few_word(const void *data, uint32_t vt, uint32_t row, int64_t *h
   }
 }
 
-static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uint8_t *any, int hb, uint64_t *badp) {
+static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uint8_t *any, uint64_t *badp) {
   int64_t h = 0;
   uint64_t s1 = 0, s0 = 0, nv = 0, bad = 0;
 #define FEW_SUM_LOOP(VT, VALID)                                    \
@@ -1055,9 +1118,9 @@ static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uin
     int64_t hi;                                                    \
     uint64_t l1, l0, mask = (VALID) ? 0 - (uint64_t)r.valid[row] : ~0ull; \
     few_word(r.data, VT, row, &hi, &l1, &l0);                      \
-    if (hb >= 0) { /* the bound of the input (I128: its high word) */ \
+    if ((VT) != HADOS_VT_I32) { /* the bound of the input (I128: its high word) */ \
       const int64_t bw = (VT) == HADOS_VT_I128 ? hi : (int64_t)(l1 << 32 | l0); \
-      bad |= mask & ((uint64_t)((bw >> hb) + 1) > 1);            \
+      bad |= mask & ((uint64_t)((bw >> ((VT) == HADOS_VT_I128 ? 50 : 51)) + 1) > 1); \
     }                                                              \
     h += (int64_t)((uint64_t)hi & mask);                           \
     s1 += l1 & mask;                                               \
@@ -1087,16 +1150,289 @@ static i128 few_sum(reg_view r, uint32_t vt, const uint16_t *pr, uint32_t n, uin
   return (i128)h * ((i128)1 << 64) + (i128)s1 * ((i128)1 << 32) + (i128)s0;
 }
 
+/* ---- dense few-group sums (AVX-512)
+   Q1 keeps ~98% of a vector's rows and has four groups. There, gathering
+   each group's rows (the partition) costs more than reading every row of
+   the vector once per group under a bitmask: few_dense gives each row of
+   the vector its group (or none, unselected), makes one row bitmask per
+   group (64 rows a word), and sums every I64 / I128 register that a SUM
+   reads into per-group sums with masked 64-bit adds over contiguous rows,
+   before any aggregate folds; fold_few then finds those sums in its
+   cache. Exact: a register takes this path only when every selected valid
+   input lies in [-2^51, 2^51) (an I128 one: its high word is the sign of
+   its low word, which lies in that range), so 2048 of them add in 64 bits
+   without overflow, and the bound fold_few asks of decimal inputs holds;
+   a register with any other input is left to the partition path, which
+   sums exactly and reports the bound. Unselected rows are read (a vector
+   register holds n rows) but masked out. */
+#define DENSE_TARGET __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+#include <immintrin.h>
+
+/* Each group's row bitmask from st->dgid (nw words of 64 rows) and its row
+   count. */
+DENSE_TARGET static void dense_masks(soft_agg_state *st, uint32_t nw, uint32_t ng) {
+  for (uint32_t g = 0; g < ng; g++) {
+    const __m512i gv = _mm512_set1_epi8((char)g);
+    uint32_t cnt = 0;
+    for (uint32_t w = 0; w < nw; w++) {
+      const uint64_t mk = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(st->dgid + 64 * (size_t)w), gv);
+      st->dmask[g][w] = mk;
+      cnt += (uint32_t)__builtin_popcountll(mk);
+    }
+    st->few_cnt[g] = cnt;
+  }
+  st->cnt_ok = 1;
+}
+
+/* Copies the low words of rows [0, n) of an I128 register to lo; whether
+   every row set in sel (bits by row) holds a value whose high word is its
+   low word's sign and whose low word lies in [-2^51, 2^51). */
+DENSE_TARGET static int dense_narrow128(const uint8_t *x, uint32_t n, const uint64_t *sel, int64_t *lo) {
+  const __m512i ilo = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), ihi = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512i off = _mm512_set1_epi64((int64_t)1 << 51), lim = _mm512_set1_epi64(((int64_t)1 << 52) - 1);
+  __mmask8 bad = 0;
+  uint32_t b = 0;
+  const uint8_t *sb = (const uint8_t *)sel;
+  for (; 8 * b + 8 <= n; b++) {
+    const __m512i a = _mm512_loadu_si512(x + 128 * (size_t)b), c = _mm512_loadu_si512(x + 128 * (size_t)b + 64);
+    const __m512i l = _mm512_permutex2var_epi64(a, ilo, c), h = _mm512_permutex2var_epi64(a, ihi, c);
+    const __mmask8 k = sb[b];
+    bad |= _mm512_mask_cmpneq_epi64_mask(k, h, _mm512_srai_epi64(l, 63));
+    bad |= _mm512_mask_cmpgt_epu64_mask(k, _mm512_add_epi64(l, off), lim);
+    _mm512_storeu_si512(lo + 8 * (size_t)b, l);
+  }
+  for (uint32_t i = 8 * b; i < n; i++) { /* the tail */
+    int64_t w[2];
+    memcpy(w, x + 16 * (size_t)i, 16);
+    lo[i] = w[0];
+    if (sb[b] >> (i & 7) & 1) bad |= (w[1] != w[0] >> 63) | ((uint64_t)w[0] + ((uint64_t)1 << 51) > ((uint64_t)1 << 52) - 1);
+  }
+  return bad == 0;
+}
+
+/* Whether every row set in sel of an I64 register lies in [-2^51, 2^51). */
+DENSE_TARGET static int dense_bound64(const int64_t *x, uint32_t n, const uint64_t *sel) {
+  const __m512i off = _mm512_set1_epi64((int64_t)1 << 51), lim = _mm512_set1_epi64(((int64_t)1 << 52) - 1);
+  const uint8_t *sb = (const uint8_t *)sel;
+  __mmask8 bad = 0;
+  uint32_t b = 0;
+  for (; 8 * b + 8 <= n; b++)
+    bad |= _mm512_mask_cmpgt_epu64_mask(sb[b], _mm512_add_epi64(_mm512_loadu_si512(x + 8 * (size_t)b), off), lim);
+  if (8 * b < n) {
+    const __mmask8 t = (__mmask8)((1u << (n - 8 * b)) - 1);
+    bad |= _mm512_mask_cmpgt_epu64_mask(sb[b] & t, _mm512_add_epi64(_mm512_maskz_loadu_epi64(t, x + 8 * (size_t)b), off), lim);
+  }
+  return bad == 0;
+}
+
+/* The sum of the rows [0, n) of x set in mask (bits by row), in 64 bits. */
+DENSE_TARGET static int64_t dense_sum64(const int64_t *x, uint32_t n, const uint64_t *mask) {
+  const uint8_t *mb = (const uint8_t *)mask;
+  __m512i a0 = _mm512_setzero_si512(), a1 = _mm512_setzero_si512();
+  uint32_t b = 0;
+  for (; 8 * b + 16 <= n; b += 2) {
+    a0 = _mm512_mask_add_epi64(a0, mb[b], a0, _mm512_loadu_si512(x + 8 * (size_t)b));
+    a1 = _mm512_mask_add_epi64(a1, mb[b + 1], a1, _mm512_loadu_si512(x + 8 * (size_t)b + 8));
+  }
+  for (; 8 * b < n; b++) {
+    const __mmask8 t = 8 * b + 8 <= n ? (__mmask8)0xff : (__mmask8)((1u << (n - 8 * b)) - 1);
+    a0 = _mm512_mask_add_epi64(a0, mb[b] & t, a0, _mm512_maskz_loadu_epi64(t, x + 8 * (size_t)b));
+  }
+  return _mm512_reduce_add_epi64(_mm512_add_epi64(a0, a1));
+}
+
+/* The validity bits (by row) of rows [0, n), 64 rows a word. */
+DENSE_TARGET static void dense_valid(const uint8_t *valid, uint32_t n, uint64_t *vm) {
+  for (uint32_t w = 0; 64 * w < n; w++) {
+    const uint32_t left = n - 64 * w;
+    const __mmask64 t = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+    const __m512i x = _mm512_maskz_loadu_epi8(t, valid + 64 * (size_t)w);
+    vm[w] = _mm512_test_epi8_mask(x, x);
+  }
+}
+
+/* Sums up to four all-valid registers (I64, or I128 whose values fit
+   their low word) per group in one pass over rows [0, n): each 8-row
+   block's groups (st->dgid) are compared with every group once, and each
+   register's 8 values (an I128's low words, its high words checked to be
+   their sign) are added under those masks; bad[r] says whether a selected
+   value of register r lies outside [-2^51, 2^51) (its sums are then not
+   exact). R and NG are constants of each instance. */
+static const uint8_t dense_spread[16] = {0x00, 0x03, 0x0c, 0x0f, 0x30, 0x33, 0x3c, 0x3f,
+                                         0xc0, 0xc3, 0xcc, 0xcf, 0xf0, 0xf3, 0xfc, 0xff};
+DENSE_TARGET static inline __attribute__((always_inline)) void dense_multi(const uint8_t *dgid, uint32_t n, const void *const *xs,
+                                                                          const uint32_t *vts, const int R, const int NG,
+                                                                          int64_t (*sums)[DENSE_GROUPS], uint8_t *bad) {
+  const __m512i off = _mm512_set1_epi64((int64_t)1 << 51), lim = _mm512_set1_epi64(((int64_t)1 << 52) - 1);
+  const __m512i ilo = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), ihi = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512i ngv = _mm512_set1_epi64(NG);
+  __m512i acc[4][DENSE_GROUPS];
+  __mmask8 badm[4] = {0, 0, 0, 0};
+#pragma GCC unroll 4
+  for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+    for (int g = 0; g < NG; g++) acc[r][g] = _mm512_setzero_si512();
+  for (uint32_t r0 = 0; r0 < n; r0 += 8) {
+    const __mmask8 t = r0 + 8 <= n ? (__mmask8)0xff : (__mmask8)((1u << (n - r0)) - 1);
+    const __m512i gv = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(dgid + r0)));
+    __mmask8 k[DENSE_GROUPS];
+#pragma GCC unroll 8
+    for (int g = 0; g < NG; g++) k[g] = _mm512_cmpeq_epi64_mask(gv, _mm512_set1_epi64(g));
+    const __mmask8 ks = _mm512_cmplt_epu64_mask(gv, ngv);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+      __m512i x;
+      if (vts[r] == HADOS_VT_I64) {
+        x = _mm512_maskz_loadu_epi64(t, (const int64_t *)xs[r] + r0);
+      } else {
+        const int64_t *p = (const int64_t *)xs[r] + 2 * (size_t)r0;
+        const __m512i a = _mm512_maskz_loadu_epi64(dense_spread[t & 15], p), c = _mm512_maskz_loadu_epi64(dense_spread[t >> 4], p + 8);
+        x = _mm512_permutex2var_epi64(a, ilo, c);
+        badm[r] |= _mm512_mask_cmpneq_epi64_mask(ks, _mm512_permutex2var_epi64(a, ihi, c), _mm512_srai_epi64(x, 63));
+      }
+      badm[r] |= _mm512_mask_cmpgt_epu64_mask(ks, _mm512_add_epi64(x, off), lim);
+#pragma GCC unroll 8
+      for (int g = 0; g < NG; g++) acc[r][g] = _mm512_mask_add_epi64(acc[r][g], k[g], acc[r][g], x);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; r++) {
+    bad[r] = badm[r] != 0;
+#pragma GCC unroll 8
+    for (int g = 0; g < NG; g++) sums[r][g] = _mm512_reduce_add_epi64(acc[r][g]);
+  }
+}
+
+#define DENSE_MULTI_FN(NG, R)                                                                                         \
+  DENSE_TARGET static void dense_multi_##NG##_##R(const uint8_t *dgid, uint32_t n, const void *const *xs, const uint32_t *vts, \
+                                                  int64_t (*sums)[DENSE_GROUPS], uint8_t *bad) {                       \
+    dense_multi(dgid, n, xs, vts, R, NG, sums, bad);                                                                  \
+  }
+#define DENSE_MULTI_NG4(NG) DENSE_MULTI_FN(NG, 1) DENSE_MULTI_FN(NG, 2) DENSE_MULTI_FN(NG, 3) DENSE_MULTI_FN(NG, 4)
+#define DENSE_MULTI_NG2(NG) DENSE_MULTI_FN(NG, 1) DENSE_MULTI_FN(NG, 2)
+DENSE_MULTI_NG4(1)
+DENSE_MULTI_NG4(2)
+DENSE_MULTI_NG4(3)
+DENSE_MULTI_NG4(4)
+DENSE_MULTI_NG2(5)
+DENSE_MULTI_NG2(6)
+DENSE_MULTI_NG2(7)
+DENSE_MULTI_NG2(8)
+typedef void (*dense_multi_fn)(const uint8_t *, uint32_t, const void *const *, const uint32_t *, int64_t (*)[DENSE_GROUPS], uint8_t *);
+#define DENSE_ROW4(NG) {dense_multi_##NG##_1, dense_multi_##NG##_2, dense_multi_##NG##_3, dense_multi_##NG##_4}
+#define DENSE_ROW2(NG) {dense_multi_##NG##_1, dense_multi_##NG##_2, NULL, NULL}
+static const dense_multi_fn dense_multi_fns[DENSE_GROUPS][4] = {DENSE_ROW4(1), DENSE_ROW4(2), DENSE_ROW4(3), DENSE_ROW4(4),
+                                                                DENSE_ROW2(5), DENSE_ROW2(6), DENSE_ROW2(7), DENSE_ROW2(8)};
+
+/* Computes the per-group sums of every I64 / I128 register a SUM of this
+   update reads, into the few cache, when the vector is dense enough and
+   the groups few enough (see above). */
+static void few_dense(soft_agg_state *st, const soft_reg *const *args, const soft_vec *v, uint32_t m) {
+  const uint64_t ng = st->n_groups;
+  const uint32_t n = v->n;
+  if (st->d->kern.simd != HADOS_SIMD_AVX512 || !args || ng > DENSE_GROUPS || ng > FEW_GROUPS || m < 4 * ng || n > HADOS_VECTOR_SIZE ||
+      4 * (uint64_t)m < 3 * (uint64_t)n)
+    return;
+  int want = 0;
+  for (uint32_t j = 0; j < st->n_aggs; j++) {
+    const agg_col *a = &st->aggs[j];
+    want |= (a->kind == A_SUM_INT || a->kind == A_SUM_DEC) && (a->in_vt == HADOS_VT_I64 || a->in_vt == HADOS_VT_I128) && args[j];
+  }
+  if (!want) return;
+  const uint32_t nw = (n + 63) / 64;
+  memset(st->dgid, 0xff, 64 * (size_t)nw);
+  if (v->sel)
+    for (uint32_t i = 0; i < m; i++) st->dgid[st->rows[i]] = (uint8_t)st->gids[i];
+  else
+    for (uint32_t i = 0; i < m; i++) st->dgid[i] = (uint8_t)st->gids[i];
+  dense_masks(st, nw, (uint32_t)ng);
+  uint32_t distinct = 0;
+  for (uint64_t g = 0; g < ng; g++) distinct += st->few_cnt[g];
+  if (distinct != m) { /* a selection naming a row twice: leave it to the row paths */
+    st->cnt_ok = 0;
+    return;
+  }
+  uint64_t selw[HADOS_VECTOR_SIZE / 64], vm[HADOS_VECTOR_SIZE / 64], gm[HADOS_VECTOR_SIZE / 64];
+  for (uint32_t w = 0; w < nw; w++) {
+    uint64_t s = 0;
+    for (uint64_t g = 0; g < ng; g++) s |= st->dmask[g][w];
+    selw[w] = s;
+  }
+  int64_t *lo = (int64_t *)st->hashes;
+  /* all-valid registers: up to four (two above four groups) at a time in
+     one pass (dense_multi); registers with nulls: one pass per group */
+  const uint32_t rmax = ng <= 4 ? 4 : 2;
+  const void *mx[4];
+  uint32_t mvt[4], mn = 0;
+  reg_view mr[4];
+  for (uint32_t j = 0; j <= st->n_aggs; j++) {
+    const agg_col *a = j < st->n_aggs ? &st->aggs[j] : NULL;
+    const int take = a && (a->kind == A_SUM_INT || a->kind == A_SUM_DEC) && (a->in_vt == HADOS_VT_I64 || a->in_vt == HADOS_VT_I128) && args[j] &&
+                     args[j]->all_valid;
+    if (take) {
+      const reg_view r = view_of(args[j]);
+      int dup = few_cache_find(st, r, a->in_vt) < st->few_cache_n;
+      for (uint32_t q = 0; q < mn && !dup; q++) dup = mx[q] == r.data && mvt[q] == a->in_vt;
+      if (!dup) {
+        mr[mn] = r;
+        mx[mn] = r.data;
+        mvt[mn++] = a->in_vt;
+      }
+    }
+    if (mn && (mn == rmax || !a || st->few_cache_n + mn >= FEW_CACHE)) {
+      int64_t sums[4][DENSE_GROUPS];
+      uint8_t bad[4];
+      dense_multi_fns[ng - 1][mn - 1](st->dgid, n, mx, mvt, sums, bad);
+      for (uint32_t q = 0; q < mn; q++) {
+        if (bad[q] || st->few_cache_n >= FEW_CACHE) continue;
+        const uint32_t c = few_cache_new(st, mr[q], mvt[q]);
+        for (uint64_t g = 0; g < ng; g++) {
+          st->few_any[c][g] = st->few_cnt[g] != 0;
+          st->few_acc[c][g] = sums[q][g];
+        }
+      }
+      mn = 0;
+    }
+  }
+  for (uint32_t j = 0; j < st->n_aggs && st->few_cache_n < FEW_CACHE; j++) {
+    const agg_col *a = &st->aggs[j];
+    if (!((a->kind == A_SUM_INT || a->kind == A_SUM_DEC) && (a->in_vt == HADOS_VT_I64 || a->in_vt == HADOS_VT_I128) && args[j])) continue;
+    const reg_view r = view_of(args[j]);
+    /* all-valid ones were summed above (or failed the bound) */
+    if (r.all_valid || few_cache_find(st, r, a->in_vt) < st->few_cache_n) continue;
+    dense_valid(r.valid, n, vm);
+    for (uint32_t w = 0; w < nw; w++) vm[w] &= selw[w];
+    const int64_t *x = r.data;
+    if (a->in_vt == HADOS_VT_I128) {
+      if (!dense_narrow128(r.data, n, vm, lo)) continue;
+      x = lo;
+    } else if (!dense_bound64(x, n, vm)) {
+      continue;
+    }
+    const uint32_t c = few_cache_new(st, r, a->in_vt);
+    for (uint64_t g = 0; g < ng; g++) {
+      uint64_t nv = 0;
+      for (uint32_t w = 0; w < nw; w++) {
+        gm[w] = st->dmask[g][w] & vm[w];
+        nv |= gm[w];
+      }
+      st->few_any[c][g] = nv != 0;
+      st->few_acc[c][g] = nv ? (i128)dense_sum64(x, n, gm) : 0;
+    }
+  }
+}
+
 /* Folds with per-group sums when it applies (see above); returns whether
    it did. */
 static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, uint32_t m) {
   const uint64_t ng = st->n_groups;
   const uint32_t kind = a->kind;
-  if (!st->part_ok) return 0;
+  if (ng > FEW_GROUPS || m < 4 * ng) return 0;
   if (kind == A_SUM_F64 && ng == 1 && a->in_vt == HADOS_VT_F64) {
     /* one group: its rows in input order (partition_few keeps them so),
        added in a register in the same order as row by row, so the sum is
        the same to the bit */
+    if (!part_ensure(st)) return 0;
     const reg_view r = view_of(r1);
     const double *x = r.data;
     const uint16_t *pr = st->prows;
@@ -1125,51 +1461,43 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
   if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
   if (kind != A_COUNT_ROWS && a->in_vt != HADOS_VT_I32 && a->in_vt != HADOS_VT_I64 && a->in_vt != HADOS_VT_I128) return 0;
   const reg_view r = view_of(r1);
-  int hb = -1; /* >= 0: few_sum checks the inputs' bound (see dec_sums_safe) */
+  int hb = -1; /* >= 0: the inputs must lie within few_big's bound (see dec_sums_safe) */
   if (kind == A_SUM_DEC && !dec_sums_safe(st, a, r, m, &hb)) return 0;
   /* Q1 sums a column for sum() and again for avg(): the sums of the same
      register in this update are computed once (the cache holds the last
-     FEW_CACHE registers' per-group results) */
+     FEW_CACHE registers' per-group results; few_dense may have filled it) */
   const int sums = kind == A_SUM_INT || kind == A_SUM_DEC;
-  const uint8_t *rvalid = r.all_valid ? NULL : r.valid;
   uint32_t c = 0;
-  while (c < st->few_cache_n && !(st->few_cache_data[c] == r.data && st->few_cache_vt[c] == a->in_vt && st->few_cache_valid[c] == rvalid))
-    c++;
-  const int reuse = sums && c < st->few_cache_n;
-  if (sums && !reuse) { /* a new entry (the oldest goes when all are taken) */
-    if (st->few_cache_n < FEW_CACHE) {
-      c = st->few_cache_n++;
-    } else {
-      c = st->few_cache_next;
-      st->few_cache_next = (c + 1) % FEW_CACHE;
+  if (sums) {
+    c = few_cache_find(st, r, a->in_vt);
+    if (c == st->few_cache_n) {
+      if (!part_ensure(st)) return 0;
+      c = few_cache_new(st, r, a->in_vt);
+      /* every group's sum before any buffer changes */
+      uint64_t bad = 0;
+      for (uint64_t g = 0; g < ng; g++)
+        st->few_acc[c][g] = few_sum(r, a->in_vt, st->prows + st->pstart[g], st->pstart[g + 1] - st->pstart[g], &st->few_any[c][g], &bad);
+      st->few_big[c] = bad != 0;
     }
-    st->few_cache_data[c] = r.data;
-    st->few_cache_vt[c] = a->in_vt;
-    st->few_cache_valid[c] = rvalid;
-    /* every group's sum before any buffer changes: an input outside the
-       bound (hb) leaves the vector to row-by-row folding */
-    uint64_t bad = 0;
-    for (uint64_t g = 0; g < ng; g++)
-      st->few_acc[c][g] = few_sum(r, a->in_vt, st->prows + st->pstart[g], st->pstart[g + 1] - st->pstart[g], &st->few_any[c][g], hb, &bad);
-    if (bad) {
-      st->few_cache_data[c] = NULL; /* matches no register */
-      return 0;
-    }
+    /* an input outside the bound leaves the vector to row-by-row folding */
+    if (hb >= 0 && st->few_big[c]) return 0;
+  } else if (kind == A_COUNT && !r.all_valid) {
+    if (!part_ensure(st)) return 0;
+  } else if (!st->cnt_ok && !part_ensure(st)) {
+    return 0;
   }
   for (uint64_t g = 0; g < ng; g++) {
-    const uint16_t *pr = st->prows + st->pstart[g];
-    const uint32_t n = st->pstart[g + 1] - st->pstart[g];
     i128 acc = 0;
     uint8_t any = 0;
     if (sums) {
       acc = st->few_acc[c][g];
       any = st->few_any[c][g];
-    } else if (kind == A_COUNT_ROWS) {
-      acc = n;
-    } else if (kind == A_COUNT) {
-      if (r.all_valid) acc = n;
-      else
-        for (uint32_t j = 0; j < n; j++) acc += r.valid[pr[j]];
+    } else if (kind == A_COUNT_ROWS || r.all_valid) {
+      acc = st->few_cnt[g];
+    } else { /* A_COUNT of a register with nulls */
+      const uint16_t *pr = st->prows + st->pstart[g];
+      const uint32_t n = st->pstart[g + 1] - st->pstart[g];
+      for (uint32_t j = 0; j < n; j++) acc += r.valid[pr[j]];
     }
     uint8_t *rec = st->recs.p + g * st->rec_size, *v = rec + a->voff, *s = rec + a->soff;
     switch (kind) {
@@ -1875,6 +2203,50 @@ static int fast_codes(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
   return 1;
 }
 
+/* Q1's case in one pass: every key a register of one-byte strings
+   (soft_reg.str1) without nulls, every byte's code and every tuple's group
+   known from earlier vectors. A row's group is then two table lookups per
+   key and one of the tuple, with no code array in between. Returns 0,
+   having changed nothing but scratch (st->gids), when a row needs the
+   general path (fast_codes then fast_rows, which give the same groups). */
+static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, const soft_vec *v, uint32_t m) {
+  const uint32_t nk = st->n_keys, bits = st->fast_bits;
+  const uint8_t *b[FAST_KEYS];
+  const uint16_t *bc[FAST_KEYS];
+  for (uint32_t k = 0; k < nk; k++) {
+    const soft_reg *r = keys[k];
+    if (st->keys[k].vt != HADOS_VT_STR || !r->str1 || !r->all_valid) return 0;
+    b[k] = ((const soft_str *)r->data)[0].ptr;
+    bc[k] = st->fast_byte[k];
+  }
+  const uint32_t *fg = st->fast_gid;
+  const uint16_t *rows = st->rows;
+  uint32_t *gids = st->gids;
+  uint32_t miss = 0;
+#define STR1_LOOP(NK)                                        \
+  for (uint32_t i = 0; i < m; i++) {                         \
+    const uint32_t row = rows[i];                            \
+    uint32_t t = 0;                                          \
+    for (uint32_t k = 0; k < (NK); k++) {                    \
+      const uint32_t c1 = bc[k][b[k][row]];                  \
+      miss |= c1 == 0;                                       \
+      t = t << bits | ((c1 - 1) & ((1u << bits) - 1));       \
+    }                                                        \
+    const uint32_t g1 = fg[t];                               \
+    miss |= g1 == 0;                                         \
+    gids[i] = g1 - 1;                                        \
+  }
+  switch (nk) {
+    case 1: STR1_LOOP(1) break;
+    case 2: STR1_LOOP(2) break;
+    case 3: STR1_LOOP(3) break;
+    default: STR1_LOOP(4) break;
+  }
+#undef STR1_LOOP
+  if (miss) return 0;
+  return 1;
+}
+
 /* Groups the selected rows by their code tuples (st->idx). */
 static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
   key_src s = {.regs = keys};
@@ -1895,7 +2267,7 @@ static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m
 }
 
 /* Finds (or inserts) the group of every selected row into st->gids. */
-static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, const soft_vec *v, uint32_t m) {
   int e;
   key_src s = {.regs = keys};
   if (st->n_keys == 0) {
@@ -1915,6 +2287,7 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
     if ((e = switch_to_hash(st))) return e;
   }
   if (st->fast_ok) {
+    if (fast_str1_rows(st, keys, v, m)) return HADOS_OK;
     if (fast_codes(st, keys, m)) return fast_rows(st, keys, m);
     st->fast_ok = 0;
   }
@@ -1956,7 +2329,7 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
 
   agg_snap snap;
   snap_take(st, &snap);
-  e = assign_groups(st, keys, m);
+  e = assign_groups(st, keys, v, m);
   if (!e) { /* string values may need arena space: reserve the worst case */
     uint64_t need = 0;
     for (uint32_t j = 0; j < st->n_aggs; j++) {
@@ -1972,7 +2345,8 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
     snap_restore(st, &snap);
     return e;
   }
-  partition_few(st, m);
+  few_begin(st, m);
+  few_dense(st, args, v, m);
   for (uint32_t j = 0; j < st->n_aggs; j++)
     fold_rows(st, &st->aggs[j], args ? args[j] : NULL, args2 ? args2[j] : NULL, m);
   return HADOS_OK;
