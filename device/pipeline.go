@@ -67,10 +67,18 @@ func (v VType) Width() int {
 	return 0
 }
 
-// Column flags.
+// Column flags (HADOS_COLF_*). A dictionary-encoded column (ColDict) has
+// one code per row in Data (int32, or the width of one ColIdx* flag) and
+// its dictionary in DictData (utf8: DictOffsets too) with DictLength
+// entries; fixed-width dictionaries (VType I32, I64, F64, I128) and the
+// narrow code widths are read by pipeline ops only.
 const (
-	ColDict  uint32 = 1
-	ColLarge uint32 = 2
+	ColDict   uint32 = 1
+	ColLarge  uint32 = 2
+	ColIdx8   uint32 = 4  // int8 codes
+	ColIdxU8  uint32 = 8  // uint8 codes
+	ColIdx16  uint32 = 16 // int16 codes
+	ColIdxAny        = ColIdx8 | ColIdxU8 | ColIdx16
 )
 
 // Column is an Arrow-layout column in device memory (hados_column).

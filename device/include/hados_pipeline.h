@@ -29,7 +29,9 @@
  *   STR    UTF-8 string; registers hold views {const uint8_t *ptr (engine
  *          internal), uint32 len}; columns are Arrow utf8 (int32 offsets),
  *          large_utf8 (int64 offsets, COLF_LARGE) or dictionary-encoded
- *          (int32 codes into a utf8 dictionary, COLF_DICT)
+ *          (codes into a utf8 dictionary, COLF_DICT)
+ * Fixed-width input columns may be dictionary-encoded too (COLF_DICT, see
+ * hados_column): COLUMN gathers the values into the register.
  * Every register row also has a validity byte (1 = valid). A register whose
  * rows are all valid may say so (a flag), letting kernels skip null work.
  * Null semantics are SQL's: kernels propagate nulls unless documented
@@ -83,21 +85,34 @@ extern "C" {
 #define HADOS_VT_STR 6u
 
 /* Column flags. */
-#define HADOS_COLF_DICT 1u  /* data = int32 codes; dict_* = the utf8 dictionary */
+#define HADOS_COLF_DICT 1u  /* data = codes (int32 unless an IDX flag says narrower); dict_* = the dictionary */
 #define HADOS_COLF_LARGE 2u /* string offsets are int64 */
+/* DICT code widths (at most one; none: int32). Pipeline ops only: the
+   other ops (sort, join, gather) take int32 codes of a utf8 dictionary. */
+#define HADOS_COLF_IDX8 4u   /* int8 codes */
+#define HADOS_COLF_IDXU8 8u  /* uint8 codes */
+#define HADOS_COLF_IDX16 16u /* int16 codes */
 
-/* An input or output column in Arrow layout. */
+/* An input or output column in Arrow layout.
+   Dictionary-encoded input (COLF_DICT): data holds one code per row (int32,
+   or int8 / uint8 / int16 with an IDX flag) indexing the dict_length
+   entries of the dictionary; the validity bitmap is the codes' (a null row's
+   code is not read); the dictionary has no nulls. For STR the dictionary is
+   utf8 (dict_offsets, dict_data); for I32, I64, F64 and I128 (pipeline
+   ops only) dict_data holds dict_length fixed-width values and
+   dict_offsets is 0. A valid row whose code lies outside [0, dict_length)
+   fails the op with E_INVALID naming the column and row. */
 typedef struct hados_column {
-  uint32_t vtype;     /* HADOS_VT_* of the values (STR for dictionary-encoded strings) */
+  uint32_t vtype;     /* HADOS_VT_* of the values (of the dictionary's values for DICT) */
   uint32_t flags;     /* HADOS_COLF_* */
   uint64_t length;    /* rows */
   uint64_t offset;    /* Arrow offset of row 0, in elements (and bits of the validity bitmap) */
   uint64_t null_count;
   uint64_t validity;  /* bitmap, 0 if every row is valid */
-  uint64_t data;      /* fixed-width values, string bytes (utf8), or int32 codes (DICT) */
+  uint64_t data;      /* fixed-width values, string bytes (utf8), or codes (DICT) */
   uint64_t offsets;   /* string offsets (utf8), 0 otherwise */
-  uint64_t dict_data;    /* DICT: dictionary string bytes */
-  uint64_t dict_offsets; /* DICT: dictionary int32 offsets */
+  uint64_t dict_data;    /* DICT: dictionary string bytes, or fixed-width values */
+  uint64_t dict_offsets; /* DICT of STR: dictionary int32 offsets */
   uint64_t dict_length;  /* DICT: dictionary entries */
   uint64_t capacity;     /* output columns: bytes available at data (strings) */
 } hados_column;

@@ -163,6 +163,26 @@ func FuzzPipelineDescriptor(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(seed, uint8(0x80|3))
+	// dictionary columns of fixed-width values with narrow codes, one
+	// filtered on its codes (a range filter), one gathered and projected
+	p, _ = errBase(e)
+	i64 := vcol{vt: device.VTI64}
+	for i := 0; i < errRows; i++ {
+		i64.vals = append(i64.vals, val{i: int64(i % 7)})
+	}
+	p.Columns = append(p.Columns, e.putColumn(i64, colEnc{fixed: true, codes: 1}), e.putColumn(i64, colEnc{fixed: true, codes: 3, offset: 2}))
+	p.RegTypes = append(p.RegTypes, device.VTI64, device.VTBool)
+	p.Consts = append(p.Consts, device.ConstI64(2))
+	p.Insns = append(p.Insns,
+		device.Insn{Op: device.KColumn, VType: device.VTI64, Dst: 5, P1: 3},
+		device.Insn{Op: device.KGe, VType: device.VTI64, Flags: device.IfBConst, Dst: 6, A: 5, B: 2},
+		device.Insn{Op: device.KFilter, A: 6},
+		device.Insn{Op: device.KColumn, VType: device.VTI64, Dst: 0, P1: 4})
+	if seed, err = p.Encode(); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed, uint8(0x80|50))
+	f.Add(seed, uint8(0))
 	mark := e.next
 	f.Fuzz(func(t *testing.T, desc []byte, rows uint8) {
 		if len(desc) > 1<<16 {

@@ -514,7 +514,10 @@ func runKernelCase(t *testing.T, e *env, s kspec, c kcase) {
 			}
 		}
 		inputs[j] = vals
-		enc := colEnc{offset: int(c.seed % 4), dict: vt == device.VTStr && c.seed%3 == 1, large: vt == device.VTStr && c.seed%3 == 2}
+		// every third seed dictionary-encoded (any type but BOOL), with
+		// int32, int8, uint8 or int16 codes
+		enc := colEnc{offset: int(c.seed % 4), dict: vt == device.VTStr && c.seed%3 == 1, large: vt == device.VTStr && c.seed%3 == 2,
+			fixed: vt != device.VTStr && vt != device.VTBool && c.seed%3 == 1, codes: int(c.seed/3) % 4}
 		p.Columns = append(p.Columns, e.putColumn(vcol{vt: vt, vals: vals}, enc))
 		p.Insns = append(p.Insns, device.Insn{Op: device.KColumn, VType: vt, Dst: uint16(j), P1: int32(len(p.Columns) - 1)})
 	}

@@ -163,6 +163,41 @@ type colEnc struct {
 	offset int  // Arrow offset: this many leading elements precede row 0
 	dict   bool // STR: dictionary-encoded
 	large  bool // STR: int64 offsets
+	fixed  bool // I32, I64, F64, I128: dictionary-encoded (pipeline ops only)
+	codes  int  // dict / fixed: code width: 0 int32, 1 int8, 2 uint8, 3 int16 (int32 when the values do not fit)
+}
+
+// dictCodes writes the dictionary codes of n elements (code -1: a null
+// row, written as junk) with the narrowest width enc allows for card
+// distinct values, and returns them with their column flags.
+func dictCodes(enc colEnc, code []int, card int) ([]byte, uint32) {
+	w, flags, max := 4, device.ColDict, math.MaxInt32
+	switch enc.codes {
+	case 1:
+		w, flags, max = 1, flags|device.ColIdx8, math.MaxInt8
+	case 2:
+		w, flags, max = 1, flags|device.ColIdxU8, math.MaxUint8
+	case 3:
+		w, flags, max = 2, flags|device.ColIdx16, math.MaxInt16
+	}
+	if card > max+1 {
+		w, flags = 4, device.ColDict
+	}
+	b := make([]byte, w*len(code)+8)
+	for i, k := range code {
+		if k < 0 {
+			k = 0x5eadbeef // a null row's code is never read
+		}
+		switch w {
+		case 1:
+			b[i] = byte(k)
+		case 2:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(k))
+		default:
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(k))
+		}
+	}
+	return b, flags
 }
 
 // putColumn encodes c into device memory.
@@ -198,8 +233,35 @@ func (e *env) putColumn(c vcol, enc colEnc) device.Column {
 		col.Data = e.put(b)
 	case device.VTI32, device.VTI64, device.VTF64, device.VTI128:
 		w := c.vt.Width()
-		b := make([]byte, n*w+8)
-		for i := 0; i < n; i++ {
+		m := n
+		var code []int
+		if enc.fixed { // the distinct values (by their encoding) in first-seen order
+			code = make([]int, n)
+			seen := map[string]int{}
+			vals := c.vals[:0:0]
+			for i := 0; i < n; i++ {
+				v := row(i)
+				code[i] = -1
+				if v.null {
+					continue
+				}
+				k := v.String()
+				if c.vt == device.VTF64 {
+					k = fmt.Sprint(math.Float64bits(v.f))
+				}
+				j, ok := seen[k]
+				if !ok {
+					j = len(vals)
+					seen[k] = j
+					vals = append(vals, v)
+				}
+				code[i] = j
+			}
+			m = len(vals)
+			row = func(i int) val { return vals[i] } // the values buffer is the dictionary
+		}
+		b := make([]byte, m*w+8)
+		for i := 0; i < m; i++ {
 			v := row(i)
 			switch c.vt {
 			case device.VTI32:
@@ -216,17 +278,24 @@ func (e *env) putColumn(c vcol, enc colEnc) device.Column {
 				copy(b[16*i:], i128Bytes(x))
 			}
 		}
+		if enc.fixed {
+			codes, flags := dictCodes(enc, code, m)
+			col.Flags = flags
+			col.Data = e.put(codes)
+			col.DictData = e.put(b)
+			col.DictLength = uint64(m)
+			break
+		}
 		col.Data = e.put(b)
 	default:
 		if enc.dict {
-			col.Flags = device.ColDict
 			idx := map[string]int{}
 			var dict []string
-			codes := make([]byte, 4*n+4)
+			code := make([]int, n)
 			for i := 0; i < n; i++ {
 				v := row(i)
+				code[i] = -1
 				if v.null {
-					le.PutUint32(codes[4*i:], 0xdeadbeef) // a null row's code is never read
 					continue
 				}
 				k, ok := idx[v.s]
@@ -235,8 +304,10 @@ func (e *env) putColumn(c vcol, enc colEnc) device.Column {
 					idx[v.s] = k
 					dict = append(dict, v.s)
 				}
-				le.PutUint32(codes[4*i:], uint32(k))
+				code[i] = k
 			}
+			codes, flags := dictCodes(enc, code, len(dict))
+			col.Flags = flags
 			offs := make([]byte, 4*len(dict)+4)
 			var data []byte
 			for k, s := range dict {

@@ -32,7 +32,14 @@
  * block allocated per run (values, validity bytes, broadcast copies of the
  * constants used as operands, and a string arena for kernels that make
  * strings) and freed at its end. Fixed-width columns without nulls are
- * aliased, not copied. When at least 3/4 of a vector's rows are selected,
+ * aliased, not copied. Dictionary-encoded fixed-width columns (1-, 2- or
+ * 4-byte codes) are gathered from their dictionary into the register
+ * (every row, or the selected rows when the selection keeps fewer than
+ * 3/4) after one pass that checks the codes; a range filter on such a
+ * column with 1- or 2-byte codes runs on the codes through a pass table
+ * built per run, and a column only such filters read is not gathered at
+ * all (dict_filters). A dictionary of one-byte strings (flags) is laid out
+ * as bytes in row order (soft_reg.str1). When at least 3/4 of a vector's rows are selected,
  * arithmetic kernels that cannot fail run over all of its rows (dense
  * loops vectorise). A pipeline of range filters on columns feeding only a
  * row count skips vectors altogether (the counting path, below).
@@ -139,6 +146,11 @@ typedef struct pl_step {
   uint8_t range_merged;         /* ...that also covers the range filter two steps on */
   uint16_t range_reg;           /* its register */
   soft_cval rlo, rhi;           /* its inclusive range (I64 values) */
+  int32_t dict_col;             /* range filter on a register loaded from a dictionary column with 1- or
+                                   2-byte codes: that column (filtered on codes, see dict_tables), else -1 */
+  uint8_t *dtab;                /* ...its pass table, one byte per raw code (malloc, prog_free) */
+  uint8_t lazy;                 /* COLUMN of a dictionary whose register only code filters read: validity
+                                   and codes checked, values not gathered */
 } pl_step;
 
 /* A bound input column and a bound SINK_PROJECT output column
@@ -172,6 +184,7 @@ typedef struct pl_prog {
 } pl_prog;
 
 static void prog_free(pl_prog *P) {
+  for (uint32_t i = 0; P->steps && i < P->h.n_insns; i++) free(P->steps[i].dtab);
   free(P->steps);
   free(P->cols);
   free(P->cv);
@@ -330,6 +343,7 @@ static int check_insn(chk *C, pl_step *s) {
       NEED(in->p1 >= 0 && (uint32_t)in->p1 < P->h.n_columns, "column %d, the pipeline has %u columns", in->p1, P->h.n_columns);
       NEED(vt_ok(P->cols[in->p1].c.vtype), "column %d has unknown value type %u", in->p1, P->cols[in->p1].c.vtype);
       NEED(T == P->cols[in->p1].c.vtype, "vtype %s, column %d is %s", vt_name(T), in->p1, vt_name(P->cols[in->p1].c.vtype));
+      if (T == HADOS_VT_STR && (P->cols[in->p1].c.flags & HADOS_COLF_DICT)) P->arena_bytes += VS; /* one-byte entries in row order */
       return dest(C, s, T);
     case HADOS_K_CONST:
       NEED(in->p1 >= 0 && (uint32_t)in->p1 < P->h.n_consts, "constant %d, the pipeline has %u constants", in->p1,
@@ -591,6 +605,51 @@ static void ranges(pl_prog *P) {
   }
 }
 
+/* Range filters on a register that a COLUMN of a dictionary-encoded
+   I32 / I64 column with 1- or 2-byte codes wrote (and nothing else writes)
+   run on the codes: a table says which codes pass (built per run, once
+   the dictionary is bound: dict_tables), so the filter reads one or two
+   bytes per row. A COLUMN whose register only such filters read skips
+   the gather (lazy). */
+static void dict_filters(pl_prog *P) {
+  const uint32_t n = P->h.n_insns;
+  for (uint32_t i = 0; i < n; i++) {
+    pl_step *s = &P->steps[i];
+    if (!s->range) continue;
+    int32_t w = -1, writes = 0; /* the COLUMN that writes the register, and the number of writers */
+    for (uint32_t j = 0; j < n; j++) {
+      const pl_step *t = &P->steps[j];
+      if (t->in.op == HADOS_K_FILTER || t->in.op == HADOS_K_NOP || t->in.dst != s->range_reg) continue;
+      writes++;
+      if (j < i && t->in.op == HADOS_K_COLUMN) w = (int32_t)j;
+    }
+    if (w < 0 || writes != 1) continue;
+    const hados_column *c = &P->cols[P->steps[w].in.p1].c;
+    if (!(c->flags & HADOS_COLF_DICT) || (c->vtype != HADOS_VT_I32 && c->vtype != HADOS_VT_I64) ||
+        !(c->flags & (HADOS_COLF_IDX8 | HADOS_COLF_IDXU8 | HADOS_COLF_IDX16)))
+      continue;
+    s->dict_col = P->steps[w].in.p1;
+  }
+  for (uint32_t w = 0; w < n; w++) { /* lazy loads */
+    pl_step *t = &P->steps[w];
+    if (t->in.op != HADOS_K_COLUMN) continue;
+    const uint32_t r = t->in.dst;
+    int only = 0, other = 0;
+    for (uint32_t j = w + 1; j < n && !other; j++) {
+      const pl_step *u = &P->steps[j];
+      if (!reads_reg(u, r)) continue;
+      if (u->range && u->dict_col == t->in.p1 && u->range_reg == r) only = 1;
+      else if (j >= 2 && P->steps[j - 2].range_merged && P->steps[j - 2].dict_col == t->in.p1 && P->steps[j - 2].range_reg == r) only = 1;
+      else other = 1;
+    }
+    for (uint32_t j = 0; j < P->n_proj && !other; j++) other = P->proj[j] == r;
+    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_keys && !other; j++) other = P->agg.key_regs[j] == r;
+    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_aggs && !other; j++)
+      other = P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r);
+    t->lazy = only && !other;
+  }
+}
+
 /* Marks comparisons against one constant whose only reader is the FILTER
    right after them (and no sink): they run as one fused kernel. */
 static void fuse(pl_prog *P) {
@@ -609,6 +668,7 @@ static void fuse(pl_prog *P) {
     if (!used) s->fuse_filter = 1;
   }
   ranges(P);
+  dict_filters(P);
 }
 
 static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
@@ -630,6 +690,7 @@ static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
     pl_step *s = &P->steps[i];
     memcpy(&s->in, P->base + h->insns_off + i * sizeof(hados_insn), sizeof(hados_insn));
     s->ca = s->cb = -1;
+    s->dict_col = -1;
     C.idx = i;
     C.name = soft_vk_name(s->in.op, C.nb);
     TRY(check_insn(&C, s));
@@ -690,12 +751,23 @@ static int check_offsets(const char *who, uint32_t j, const char *what, const ui
   return HADOS_OK;
 }
 
-int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re) {
+#define COLF_IDX (HADOS_COLF_IDX8 | HADOS_COLF_IDXU8 | HADOS_COLF_IDX16)
+
+static int col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re, int pipeline) {
   const hados_column *c = &col->c;
+  const uint32_t known = HADOS_COLF_DICT | HADOS_COLF_LARGE | (pipeline ? COLF_IDX : 0);
   if (!vt_ok(c->vtype)) return CBAD(j, "unknown value type %u", c->vtype);
-  if (c->flags & ~(HADOS_COLF_DICT | HADOS_COLF_LARGE)) return CBAD(j, "unknown flags 0x%x", c->flags);
-  if (c->flags && c->vtype != HADOS_VT_STR) return CBAD(j, "flags 0x%x on a %s column", c->flags, vt_name(c->vtype));
-  if (c->flags == (HADOS_COLF_DICT | HADOS_COLF_LARGE)) return CBAD(j, "flags 0x%x: a dictionary has int32 offsets", c->flags);
+  if (c->flags & ~known) return CBAD(j, "unknown flags 0x%x", c->flags);
+  const int fixed_dict = pipeline && (c->flags & HADOS_COLF_DICT) && c->vtype != HADOS_VT_STR;
+  if (c->flags && c->vtype != HADOS_VT_STR && !fixed_dict) return CBAD(j, "flags 0x%x on a %s column", c->flags, vt_name(c->vtype));
+  if (fixed_dict && (c->vtype == HADOS_VT_BOOL || (c->flags & HADOS_COLF_LARGE)))
+    return CBAD(j, "flags 0x%x on a %s column (dictionaries hold I32, I64, F64, I128 or STR)", c->flags, vt_name(c->vtype));
+  if ((c->flags & HADOS_COLF_DICT) && (c->flags & HADOS_COLF_LARGE)) return CBAD(j, "flags 0x%x: a dictionary has int32 offsets", c->flags);
+  if ((c->flags & COLF_IDX) && (!(c->flags & HADOS_COLF_DICT) || ((c->flags & COLF_IDX) & ((c->flags & COLF_IDX) - 1))))
+    return CBAD(j, "flags 0x%x: one code width flag, on a dictionary column", c->flags);
+  col->dict_width = 0;
+  col->dict_str1 = 0;
+  col->codes_unsigned = (c->flags & HADOS_COLF_IDXU8) != 0;
   if (re > c->length) return CBAD(j, "rows [%llu, %llu) beyond its length %llu", (unsigned long long)rb, (unsigned long long)re, (unsigned long long)c->length);
   if (c->offset > (1ull << 56) || c->length > (1ull << 56)) return CBAD(j, "offset %llu / length %llu too large", (unsigned long long)c->offset, (unsigned long long)c->length);
   uint64_t first = c->offset + rb, end = c->offset + re; /* element range touched */
@@ -704,6 +776,13 @@ int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, ui
   int st;
   if (!col->all_valid && (st = dev_ptr(d, who, c->validity, (end + 7) / 8, &col->validity, "column %u: validity bitmap", j)))
     return st;
+  if (fixed_dict) {
+    col->width = c->flags & (HADOS_COLF_IDX8 | HADOS_COLF_IDXU8) ? 1 : c->flags & HADOS_COLF_IDX16 ? 2 : 4;
+    col->dict_width = c->vtype == HADOS_VT_I32 ? 4 : c->vtype == HADOS_VT_I128 ? 16 : 8;
+    if (c->dict_length > INT32_MAX) return CBAD(j, "dictionary of %llu entries", (unsigned long long)c->dict_length);
+    if ((st = dev_ptr(d, who, c->data, end * col->width, &col->data, "column %u: dictionary codes", j))) return st;
+    return dev_ptr(d, who, c->dict_data, c->dict_length * col->dict_width, &col->dict_data, "column %u: dictionary values", j);
+  }
   switch (c->vtype) {
     case HADOS_VT_BOOL: col->width = 0; st = dev_ptr(d, who, c->data, (end + 7) / 8, &col->data, "column %u: values", j); break;
     case HADOS_VT_I32: col->width = 4; st = dev_ptr(d, who, c->data, end * 4, &col->data, "column %u: values", j); break;
@@ -711,14 +790,23 @@ int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, ui
     case HADOS_VT_I128: col->width = 16; st = dev_ptr(d, who, c->data, end * 16, &col->data, "column %u: values", j); break;
     default:
       if (c->flags & HADOS_COLF_DICT) {
-        col->width = 4;
-        if ((st = dev_ptr(d, who, c->data, end * 4, &col->data, "column %u: dictionary codes", j))) break;
+        col->width = c->flags & (HADOS_COLF_IDX8 | HADOS_COLF_IDXU8) ? 1 : c->flags & HADOS_COLF_IDX16 ? 2 : 4;
+        if ((st = dev_ptr(d, who, c->data, end * col->width, &col->data, "column %u: dictionary codes", j))) break;
         if (c->dict_length > INT32_MAX) return CBAD(j, "dictionary of %llu entries", (unsigned long long)c->dict_length);
         if ((st = dev_ptr(d, who, c->dict_offsets, (c->dict_length + 1) * 4, &col->dict_offsets, "column %u: dictionary offsets", j)))
           return st;
         uint64_t bytes = 0;
         TRY(check_offsets(who, j, "dictionary", col->dict_offsets, 4, 0, c->dict_length, &bytes));
         if ((st = dev_ptr(d, who, c->dict_data, bytes, &col->dict_data, "column %u: dictionary bytes", j))) return st;
+        if (pipeline && c->dict_length && c->dict_length <= 256) { /* one-byte entries: loads lay the bytes out in row order */
+          uint32_t one = 1;
+          for (uint64_t k = 0; k < c->dict_length; k++) {
+            int32_t s0 = ld_i32(col->dict_offsets + 4 * k);
+            one &= ld_i32(col->dict_offsets + 4 * k + 4) - s0 == 1;
+            if (one) col->dict_byte[k] = col->dict_data[s0];
+          }
+          col->dict_str1 = one;
+        }
       } else {
         col->width = c->flags & HADOS_COLF_LARGE ? 8 : 4;
         if ((st = dev_ptr(d, who, c->offsets, (end + 1) * col->width, &col->offsets, "column %u: string offsets", j))) return st;
@@ -728,6 +816,14 @@ int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, ui
       }
   }
   return st;
+}
+
+int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re) {
+  return col_bind(d, who, j, col, rb, re, 0);
+}
+
+int soft_col_bind_pipeline(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re) {
+  return col_bind(d, who, j, col, rb, re, 1);
 }
 
 #define OBAD(j, FMT, ...) soft_fail(HADOS_E_INVALID, "%s: project output column %u: " FMT, who, j, __VA_ARGS__)
@@ -830,8 +926,104 @@ static void expand_bits(uint8_t *out, const uint8_t *bits, uint64_t first, uint3
   for (uint32_t i = 0; i < n; i++) out[i] = bit_at(bits, first + i);
 }
 
+/* Dictionary code of element e (any code width). */
+static inline int64_t code_at(const pl_col *col, uint64_t e) {
+  switch (col->width) {
+    case 1: return col->codes_unsigned ? (int64_t)col->data[e] : (int64_t)(int8_t)col->data[e];
+    case 2: {
+      int16_t x;
+      memcpy(&x, col->data + 2 * e, 2);
+      return x;
+    }
+  }
+  return ld_i32(col->data + 4 * e);
+}
+
+/* The largest code of n rows from element e0 as unsigned (a negative code
+   is huge): one branchless pass that vectorises. */
+#define MAXCODE(T)                                                          \
+  static uint64_t maxcode_##T(const uint8_t *p, uint32_t n) {               \
+    const T *c = (const T *)(const void *)p;                                \
+    uint64_t m = 0;                                                         \
+    for (uint32_t i = 0; i < n; i++) {                                      \
+      uint64_t x = (uint64_t)(int64_t)c[i];                                 \
+      m = x > m ? x : m;                                                    \
+    }                                                                       \
+    return m;                                                               \
+  }
+MAXCODE(int8_t)
+MAXCODE(uint8_t)
+MAXCODE(int16_t)
+MAXCODE(int32_t)
+
+/* Gathers dictionary values: dense (sel NULL: rows 0..n-1) or the selected
+   rows; every code read is known to be in range. */
+#define GATHER(T, V)                                                                                   \
+  static void gather_##T##_##V(V *restrict o, const uint8_t *p, const V *restrict dict, uint32_t n,   \
+                               const uint16_t *sel, uint32_t sel_n) {                                  \
+    const T *c = (const T *)(const void *)p;                                                           \
+    if (!sel) {                                                                                        \
+      for (uint32_t i = 0; i < n; i++) o[i] = dict[c[i]];                                              \
+    } else {                                                                                           \
+      for (uint32_t k = 0; k < sel_n; k++) o[sel[k]] = dict[c[sel[k]]];                                \
+    }                                                                                                  \
+  }
+#define GATHERS(T) GATHER(T, int32_t) GATHER(T, int64_t) GATHER(T, i128)
+GATHERS(int8_t)
+GATHERS(uint8_t)
+GATHERS(int16_t)
+GATHERS(int32_t)
+
+/* COLUMN of a dictionary-encoded fixed-width column: the codes are checked
+   (a valid row's code outside the dictionary is E_INVALID naming the row;
+   a null row's code is not used), then the values gathered from the
+   dictionary into the register: every row when the selection keeps most
+   of them (dense kernels may read them all), else the selected rows. */
+static int load_dict_fixed(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v, uint64_t e0, int lazy) {
+  uint32_t n = v->n, w = col->width;
+  uint64_t dl = col->c.dict_length;
+  const uint8_t *p = col->data + e0 * w;
+  if ((uintptr_t)p % w || (uintptr_t)col->dict_data % col->dict_width) { /* misaligned: the slow path */
+  } else {
+    uint64_t mx = w == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
+                         : w == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+    if (n && mx < dl) {
+      if (lazy) return HADOS_OK; /* only code filters read the register */
+      const uint16_t *sel = v->sel && 4ull * v->sel_n < 3ull * n ? v->sel : NULL;
+      uint32_t sn = v->sel_n;
+#define G(T)                                                                                              \
+  switch (col->dict_width) {                                                                              \
+    case 4: gather_##T##_int32_t((void *)r->own, p, (const int32_t *)(const void *)col->dict_data, n, sel, sn); break; \
+    case 8: gather_##T##_int64_t((void *)r->own, p, (const int64_t *)(const void *)col->dict_data, n, sel, sn); break; \
+    default: gather_##T##_i128((void *)r->own, p, (const i128 *)(const void *)col->dict_data, n, sel, sn);        \
+  }
+      if (w == 1 && col->codes_unsigned) G(uint8_t)
+      else if (w == 1) G(int8_t)
+      else if (w == 2) G(int16_t)
+      else G(int32_t)
+#undef G
+      return HADOS_OK;
+    }
+  }
+  /* some code is out of range (or the codes are misaligned): row by row,
+     null rows take entry 0 (or zero) */
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t code = code_at(col, e0 + i);
+    uint8_t *o = r->own + (size_t)i * col->dict_width;
+    if (code < 0 || (uint64_t)code >= dl) {
+      if (r->all_valid || r->valid[i])
+        return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins, P->steps[ins].in.p1,
+                   (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
+      memset(o, 0, col->dict_width);
+      continue;
+    }
+    memcpy(o, col->dict_data + (uint64_t)code * col->dict_width, col->dict_width);
+  }
+  return HADOS_OK;
+}
+
 /* COLUMN: loads the vector's rows of a column into register r. */
-static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v) {
+static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v, soft_arena *arena) {
   uint64_t e0 = col->c.offset + v->row0;
   uint32_t n = v->n;
   r->alias = 0;
@@ -839,6 +1031,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
   r->data = r->own;
   r->all_valid = (uint32_t)col->all_valid;
   if (!col->all_valid) expand_bits(r->valid, col->validity, e0, n);
+  if (col->dict_width) return load_dict_fixed(P, ins, col, r, v, e0, P->steps[ins].lazy);
   switch (col->c.vtype) {
     case HADOS_VT_BOOL:
       expand_bits(r->own, col->data, e0, n);
@@ -847,12 +1040,45 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
       soft_str *o = (soft_str *)r->own;
       if (col->c.flags & HADOS_COLF_DICT) {
         uint64_t dl = col->c.dict_length;
+        uint8_t *b = col->dict_str1 && n ? vk_arena(arena, n) : NULL;
+        if (b) { /* one-byte entries: the bytes in row order, for str1 */
+          const uint8_t *p = col->data + e0 * col->width;
+          if ((uintptr_t)p % col->width == 0) {
+            uint64_t mx = col->width == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
+                                          : col->width == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+            if (mx < dl) { /* every code in range: a byte table lookup per row */
+              const uint8_t *db = col->dict_byte;
+              if (col->width == 1)
+                for (uint32_t i = 0; i < n; i++) b[i] = db[p[i]];
+              else if (col->width == 2)
+                for (uint32_t i = 0; i < n; i++) b[i] = db[((const uint16_t *)(const void *)p)[i]];
+              else
+                for (uint32_t i = 0; i < n; i++) b[i] = db[((const uint32_t *)(const void *)p)[i]];
+              for (uint32_t i = 0; i < n; i++) o[i] = (soft_str){b + i, 1, 0};
+              r->str1 = 1;
+              return HADOS_OK;
+            }
+          }
+          for (uint32_t i = 0; i < n; i++) {
+            int64_t code = code_at(col, e0 + i);
+            if (code < 0 || (uint64_t)code >= dl) {
+              if (r->all_valid || r->valid[i])
+                return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins,
+                           P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
+              code = 0;
+            }
+            b[i] = col->dict_byte[code];
+            o[i] = (soft_str){b + i, 1, 0};
+          }
+          r->str1 = 1;
+          return HADOS_OK;
+        }
         for (uint32_t i = 0; i < n; i++) {
-          int32_t code = ld_i32(col->data + (e0 + i) * 4);
+          int64_t code = code_at(col, e0 + i);
           if (code < 0 || (uint64_t)code >= dl) {
             if (r->all_valid || r->valid[i])
-              return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %d outside [0, %llu)", ins,
-                         P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), code, (unsigned long long)dl);
+              return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins,
+                         P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
             o[i] = (soft_str){col->dict_data, 0, 0};
             continue;
           }
@@ -889,6 +1115,64 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
       return HADOS_OK;
     }
   }
+}
+
+/* Builds the pass tables of the code filters (dict_filters) once the
+   columns are bound: entry x (a raw 1- or 2-byte code) passes when x read
+   as the column's code type lies in the dictionary and its value in the
+   range. */
+static int dict_tables(pl_prog *P) {
+  for (uint32_t i = 0; i < P->h.n_insns; i++) {
+    pl_step *s = &P->steps[i];
+    if (s->dict_col < 0) continue;
+    const pl_col *col = &P->cols[s->dict_col];
+    const uint32_t entries = col->width == 1 ? 256u : 65536u;
+    if (!(s->dtab = calloc(entries, 1))) return soft_fail(HADOS_E_NOMEM, "pipeline: out of host memory");
+    for (uint32_t x = 0; x < entries; x++) {
+      int64_t code = col->width == 2 ? (int64_t)(int16_t)x : col->codes_unsigned ? (int64_t)x : (int64_t)(int8_t)x;
+      if (code < 0 || (uint64_t)code >= col->c.dict_length) continue;
+      int64_t val = col->dict_width == 4 ? ld_i32(col->dict_data + 4 * code) : ld_i64(col->dict_data + 8 * code);
+      s->dtab[x] = val >= s->rlo.i && val <= s->rhi.i;
+    }
+  }
+  return HADOS_OK;
+}
+
+/* A range filter run on dictionary codes (dict_filters): keeps the
+   selected rows that are valid and whose code passes. */
+static void code_filter(const pl_prog *P, const pl_step *s, soft_vec *v, uint16_t *out) {
+  const pl_col *col = &P->cols[s->dict_col];
+  const soft_reg *r = &P->regs[s->range_reg];
+  const uint8_t *tab = s->dtab, *valid = r->valid;
+  const uint8_t all = (uint8_t)(r->all_valid != 0);
+  const uint64_t e0 = col->c.offset + v->row0;
+  uint32_t m = 0;
+  if (col->width == 1) {
+    const uint8_t *c = col->data + e0;
+    if (!v->sel) {
+      if (all)
+        for (uint32_t i = 0; i < v->n; i++) out[m] = (uint16_t)i, m += tab[c[i]];
+      else
+        for (uint32_t i = 0; i < v->n; i++) out[m] = (uint16_t)i, m += tab[c[i]] & valid[i];
+    } else {
+      for (uint32_t k = 0; k < v->sel_n; k++) {
+        uint32_t i = v->sel[k];
+        out[m] = (uint16_t)i;
+        m += tab[c[i]] & (all | valid[i]);
+      }
+    }
+  } else {
+    const uint8_t *c = col->data + 2 * e0;
+    for (uint32_t k = 0; k < v->sel_n; k++) {
+      uint32_t i = v->sel ? v->sel[k] : k;
+      uint16_t x;
+      memcpy(&x, c + 2 * i, 2);
+      out[m] = (uint16_t)i;
+      m += tab[x] & (all | valid[i]);
+    }
+  }
+  v->sel = out;
+  v->sel_n = m;
 }
 
 /* SINK_PROJECT: appends the selected rows; E_NOMEM when the output is full. */
@@ -991,7 +1275,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
       case HADOS_K_NOP:
         continue;
       case HADOS_K_COLUMN:
-        TRY(load_column(P, ii, &P->cols[in->p1], dst, v));
+        TRY(load_column(P, ii, &P->cols[in->p1], dst, v, arena));
         continue;
       case HADOS_K_CONST: {
         const soft_reg *c = &P->regs[nr + P->creg_of[in->p1]];
@@ -1033,7 +1317,8 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
       k.dst = NULL;
       k.sel_out = v->sel == selbuf[0] ? selbuf[1] : selbuf[0];
       k.vout = v;
-      if ((st = tab->range_filter(&k))) return st;
+      if (s->dtab) code_filter(P, s, v, k.sel_out);
+      else if ((st = tab->range_filter(&k))) return st;
       if (v->sel_n == 0) return HADOS_OK;
       ii += s->range_merged ? 3 : 1; /* the FILTER (and the merged compare + FILTER) ran */
       continue;
@@ -1089,7 +1374,7 @@ static int counting_plan(const pl_prog *P, pl_crange *cr, uint32_t *ncr) {
         continue;
       case HADOS_K_COLUMN: {
         uint32_t vt = P->cols[s->in.p1].c.vtype;
-        col_of[s->in.dst] = vt == HADOS_VT_I32 || vt == HADOS_VT_I64 ? s->in.p1 : -1;
+        col_of[s->in.dst] = (vt == HADOS_VT_I32 || vt == HADOS_VT_I64) && !(P->cols[s->in.p1].c.flags & HADOS_COLF_DICT) ? s->in.p1 : -1;
         continue;
       }
       case HADOS_K_CONST:
@@ -1140,7 +1425,8 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   for (uint32_t i = 0; !st && i < P.h.n_insns; i++)
     if (P.steps[i].in.op == HADOS_K_COLUMN) loaded[P.steps[i].in.p1] = 1;
   for (uint32_t j = 0; !st && j < P.h.n_columns; j++)
-    st = soft_col_bind(d, "pipeline", j, &P.cols[j], loaded[j] ? row_begin : row_end, row_end);
+    st = soft_col_bind_pipeline(d, "pipeline", j, &P.cols[j], loaded[j] ? row_begin : row_end, row_end);
+  if (!st && row_begin < row_end) st = dict_tables(&P);
   if (!st && P.h.sink == HADOS_SINK_PROJECT) st = bind_project(&P, sink_addr);
   if (!st && P.h.sink == HADOS_SINK_AGG && !(P.agg_state = soft_agg_from_addr(d, sink_addr)))
     st = BAD("sink state 0x%llx is not an aggregation state of this device", (unsigned long long)sink_addr);

@@ -97,7 +97,11 @@ soft_agg_state *soft_agg_from_addr(soft_device *d, uint64_t addr);
 /* An input column bound for rows [rb, re). */
 typedef struct soft_col {
   hados_column c;
-  uint32_t width;               /* bytes per value; BOOL: 0 (bits); STR: offset width; DICT: 4 */
+  uint32_t width;               /* bytes per value; BOOL: 0 (bits); STR: offset width; DICT: code width (1, 2, 4) */
+  uint32_t dict_width;          /* DICT of a fixed-width type: bytes per dictionary value (else 0) */
+  uint32_t codes_unsigned;      /* DICT: codes are uint8 (COLF_IDXU8) */
+  uint32_t dict_str1;           /* DICT of STR (pipeline): at most 256 entries, each one byte long (flags) */
+  uint8_t dict_byte[256];       /* ...their bytes */
   int all_valid;
   const uint8_t *validity, *data, *offsets, *dict_data, *dict_offsets;
 } soft_col;
@@ -113,6 +117,11 @@ typedef struct soft_outcol {
    the range within the length, every buffer the rows touch inside device
    memory, string offsets non-decreasing. */
 int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re);
+/* soft_col_bind that also accepts what only the pipeline interpreter
+   reads: narrow dictionary codes (COLF_IDX*) and dictionary-encoded
+   fixed-width columns (dictionary values inside device memory; the codes
+   are checked against dict_length as they are loaded). */
+int soft_col_bind_pipeline(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re);
 /* Binds the hados_project_out at addr: n columns of types vts, capacity
    *cap_rows. *outs (malloc, n entries, caller frees, also on error) holds
    the bound columns; string columns get offset 0 written. */
