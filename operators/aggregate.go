@@ -279,7 +279,8 @@ func avgSumInput(c AggCall, mode AggMode, fn string, in *expr.Expr) *expr.Expr {
 	return expr.Call(expr.OpCast, types.DoubleType, in)
 }
 
-func (h *HashAggregate) Open(ctx context.Context) error {
+func (h *HashAggregate) Open(ctx context.Context) (err error) {
+	defer func() { err = nameQuota("HashAggregate", err) }()
 	if err := h.Compile(); err != nil {
 		return err
 	}
@@ -330,7 +331,7 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 		return nil
 	}
 	h.stats.RowsIn += int64(rows)
-	st, err := h.t.stage(ctx, in)
+	st, err := h.t.stagePipeline(ctx, in)
 	if err != nil {
 		return h.quotaError(err, "the input batch does not fit")
 	}
@@ -388,7 +389,8 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 	return nil
 }
 
-func (h *HashAggregate) Next(ctx context.Context) (arrow.Record, error) {
+func (h *HashAggregate) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota("HashAggregate", err) }()
 	if h.done {
 		return nil, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -52,6 +54,7 @@ type spillState struct {
 	level    int  // 0: an aggregation of its input; n: the merge of a level n-1 run
 	oneState bool // one state (a merge keeping first() in run order)
 	writers  []*spill.Writer
+	buffers  spillBuffers // the writers' host memory (quota.go)
 	merging  bool         // the input is consumed and the runs are being merged
 	runs     []*spill.Run // finished, not yet merged
 	cur      *spill.Run   // the run sub merges
@@ -77,6 +80,9 @@ func (h *HashAggregate) reserveBudget(n int) error {
 	return nil
 }
 
+// stateNeeds finds what a device said an aggregation state needs.
+var stateNeeds = regexp.MustCompile(`needs (\d+) bytes`)
+
 // quotaError turns a device out-of-memory or quota error into
 // QuotaExceeded naming the state budget; other errors pass unchanged.
 func (h *HashAggregate) quotaError(err error, why string) error {
@@ -86,6 +92,20 @@ func (h *HashAggregate) quotaError(err error, why string) error {
 	if h.budget > 0 {
 		err = fmt.Errorf("%w (each of %d states may hold %s, a third of what %s had left of its %s)", err,
 			max(1, len(h.states)), hmem.FormatBytes(h.budget), h.t.Account.Name(), hmem.FormatBytes(h.t.Account.Limit()))
+		var q *hmem.QuotaError
+		if a := h.t.Account; !errors.As(err, &q) {
+			// the device refused the state its budget: say so in the
+			// account's terms (what the state needed, from the device's
+			// message when it says, else the budget)
+			need := h.budget
+			if m := stateNeeds.FindStringSubmatch(err.Error()); m != nil {
+				if n, perr := strconv.ParseUint(m[1], 10, 64); perr == nil {
+					need = n
+				}
+			}
+			err = fmt.Errorf("%w: %w", &hmem.QuotaError{Account: a.Name() + "'s aggregation budget",
+				Requested: need, InUse: a.InUse(), Limit: a.Limit()}, err)
+		}
 	}
 	if why == "" && h.t.Spill == nil {
 		why = "no spill directory"
@@ -174,6 +194,7 @@ func (h *HashAggregate) writePartitioned(rec arrow.Record) error {
 			if err != nil {
 				return err
 			}
+			s.buffers.charge(h.t, "HashAggregate", w)
 			s.writers = append(s.writers, w)
 		}
 	}
@@ -330,6 +351,9 @@ func (h *HashAggregate) closeSpill() error {
 	}
 	s.writers, s.merging = nil, false
 	err := h.closeMerge()
+	if e := s.buffers.close(); e != nil && err == nil {
+		err = e
+	}
 	for _, r := range s.runs {
 		if e := r.Remove(); e != nil && err == nil {
 			err = e

@@ -136,3 +136,12 @@ func NewBroadcastHashJoin(t *Target, probe Operator, table *BroadcastTable, spec
 	h.shared = table
 	return h, nil
 }
+
+// opName is the name a join's quota errors give: BroadcastHashJoin when it
+// probes a shared table, HashJoin otherwise.
+func (h *HashJoin) opName() string {
+	if h.shared != nil {
+		return "BroadcastHashJoin"
+	}
+	return "HashJoin"
+}

@@ -30,6 +30,7 @@ type FilterProject struct {
 	pending []arrow.Record
 	opened  bool
 	stats   Stats
+	inside  string // the operator it works inside (Sort, TopN, HashJoin), which its quota errors name
 }
 
 // NewFilterProject builds the operator; names name the output columns.
@@ -100,7 +101,7 @@ func newBuilder(s *arrow.Schema) (*pipeline.Builder, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("column %s: %w", fl.Name, err)
 		}
-		if vs[i], err = storageOf(fl.Type); err != nil {
+		if vs[i], err = pipelineStorageOf(fl.Type); err != nil {
 			return nil, 0, fmt.Errorf("column %s: %w", fl.Name, err)
 		}
 		ts[i] = dt
@@ -108,7 +109,8 @@ func newBuilder(s *arrow.Schema) (*pipeline.Builder, int, error) {
 	return pipeline.NewBuilderStorage(ts, vs), len(ts), nil
 }
 
-func (f *FilterProject) Open(ctx context.Context) error {
+func (f *FilterProject) Open(ctx context.Context) (err error) {
+	defer func() { err = nameQuota(f.quotaName(), err) }()
 	if err := f.Compile(); err != nil {
 		return err
 	}
@@ -116,7 +118,8 @@ func (f *FilterProject) Open(ctx context.Context) error {
 	return f.child.Open(ctx)
 }
 
-func (f *FilterProject) Next(ctx context.Context) (arrow.Record, error) {
+func (f *FilterProject) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota(f.quotaName(), err) }()
 	for len(f.pending) == 0 {
 		in, err := f.child.Next(ctx)
 		if err != nil || in == nil {
@@ -158,7 +161,7 @@ func (f *FilterProject) process(ctx context.Context, in arrow.Record) error {
 		return nil
 	}
 	f.stats.RowsIn += int64(rows)
-	st, err := f.t.stage(ctx, in)
+	st, err := f.t.stagePipeline(ctx, in)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,7 @@ func newSide(t *Target, op Operator, keys []*expr.Expr) (side, error) {
 	if err != nil {
 		return s, err
 	}
+	fp.inside = "HashJoin"
 	s.op = fp
 	return s, nil
 }
@@ -145,7 +146,8 @@ func (h *HashJoin) Schema() *arrow.Schema { return h.out }
 // Stats reports what the operator did.
 func (h *HashJoin) Stats() Stats { return h.stats }
 
-func (h *HashJoin) Open(ctx context.Context) error {
+func (h *HashJoin) Open(ctx context.Context) (err error) {
+	defer func() { err = nameQuota(h.opName(), err) }()
 	h.opened = true
 	if err := h.probeSide.op.Open(ctx); err != nil {
 		return err
@@ -199,9 +201,9 @@ func (h *HashJoin) openBuild(ctx context.Context) error {
 	} else {
 		rows, bytes := recordsSize(recs)
 		a := h.t.Account
-		cause = fmt.Errorf("hash join: a build side of over %d rows (%s read so far) would need %s with %s of %s in use by %s: %w",
-			rows, hmem.FormatBytes(bytes), hmem.FormatBytes(bytes+joinStateBytes(rows)), hmem.FormatBytes(a.InUse()),
-			hmem.FormatBytes(a.Limit()), a.Name(), hmem.ErrQuotaExceeded)
+		cause = fmt.Errorf("hash join: a build side of over %d rows (%s read so far) does not fit half of what is left: %w",
+			rows, hmem.FormatBytes(bytes), &hmem.QuotaError{Account: a.Name(), Requested: bytes + joinStateBytes(rows),
+				InUse: a.InUse(), Limit: a.Limit()})
 	}
 	return h.startGrace(ctx, recs, complete, cause)
 }
@@ -275,7 +277,8 @@ func recordsSize(recs []arrow.Record) (rows int, bytes uint64) {
 	return rows, bytes
 }
 
-func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
+func (h *HashJoin) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota(h.opName(), err) }()
 	if h.grace != nil {
 		r, err := h.grace.next(ctx)
 		if r != nil {
@@ -328,10 +331,20 @@ func (h *HashJoin) Next(ctx context.Context) (arrow.Record, error) {
 // the gather's op anyway: measured slower), and only where holding a
 // second batch's pairs and outputs is safe: not in a grace partition
 // (spilling: memory is short by definition), and while the task's
-// account is under a quarter full.
+// account is under a quarter full and the queued work is one output
+// batch that the quota does not cut short (outputRows): the probe's
+// buffers and pairs then have the half of what is left that the batch
+// does not take. A join whose output the quota splits probes in turn.
 func (h *HashJoin) roomToProbeAhead() bool {
 	a := h.t.Account
-	return h.t.Device.Info().Cores > 1 && h.level == 0 && (a == nil || a.Limit() == 0 || a.InUse() < a.Limit()/4)
+	if h.t.Device.Info().Cores <= 1 || h.level != 0 {
+		return false
+	}
+	if a == nil || a.Limit() == 0 {
+		return true
+	}
+	w := h.work[0]
+	return a.InUse() < a.Limit()/4 && w.off == 0 && w.cap == 0 && h.outputRows(w.data) >= w.rows.len()
 }
 
 // step reads and joins the next probe batch or, after the last one,
@@ -464,6 +477,80 @@ func (h *HashJoin) emit(ctx context.Context, probeData arrow.Record, jr joinRows
 		}
 	}
 	return array.NewRecord(h.out, cols, int64(n)), nil
+}
+
+// minJoinOutputRows is the fewest rows a hash join gathers into one
+// output batch however little memory its task has left (a gather that
+// still does not fit fails with a named quota error).
+const minJoinOutputRows = 64
+
+// outputRows is how many rows the next output batch of probeData's work
+// gathers: max(joinBatchRows, the probe batch's rows), or fewer under a
+// quota, so that the batch's buffers and what the gather stages take at
+// most half of what the task's account has left; at least
+// minJoinOutputRows. The estimate counts the allocators' rounding up to
+// powers of two and, on a discrete device, the device's output buffers
+// besides their host copies and the upload of the inputs (the probe batch
+// and the table's columns) the device cannot read in place. emitNext
+// halves a batch the quota still refuses.
+func (h *HashJoin) outputRows(probeData arrow.Record) int {
+	rows := max(joinBatchRows, int(probeData.NumRows()))
+	a := h.t.Account
+	if a == nil || a.Limit() == 0 {
+		return rows
+	}
+	left := a.Limit() - min(a.Limit(), a.InUse())
+	per, factor := uint64(0), uint64(2)
+	staged := uint64(0)
+	if !h.t.HostVisible() {
+		factor = 4
+	}
+	if h.plan.mode == modePairs || h.plan.mode == modeMark {
+		per += rowBytes(h.table.rec, h.table.data)
+		if !h.t.HostVisible() {
+			d := dataRecord(h.table.rec, h.table.data)
+			staged += recordBytes(d)
+			d.Release()
+		}
+	}
+	if h.plan.mode != modeMark {
+		per += rowBytes(probeData, int(probeData.NumCols()))
+		staged += recordBytes(probeData)
+	}
+	if h.spec.Type == JoinExistence {
+		per++
+	}
+	if left <= staged {
+		return minJoinOutputRows
+	}
+	fit := (left - staged) / 2 / (factor * max(per, 1))
+	return int(max(min(uint64(rows), fit), minJoinOutputRows))
+}
+
+// quotaLimited reports whether the task's account has a limit.
+func (h *HashJoin) quotaLimited() bool {
+	return h.t.Account != nil && h.t.Account.Limit() > 0
+}
+
+// rowBytes estimates the output bytes of one gathered row of rec's first
+// cols columns: their buffers' bytes per row (the schema's widths when rec
+// is empty), a row number and a byte of validity and offsets slack a
+// column.
+func rowBytes(rec arrow.Record, cols int) uint64 {
+	n := uint64(4 + cols)
+	if rows := rec.NumRows(); rows > 0 {
+		d := dataRecord(rec, cols)
+		defer d.Release()
+		return n + (recordBytes(d)+uint64(rows)-1)/uint64(rows)
+	}
+	for _, f := range rec.Schema().Fields()[:cols] {
+		if fw, ok := f.Type.(arrow.FixedWidthDataType); ok {
+			n += uint64(max(fw.BitWidth()/8, 1))
+		} else {
+			n += 4 + 16 // an offset and a guess at a string
+		}
+	}
+	return n
 }
 
 // takeColumns returns rec's columns with a reference each and releases rec.

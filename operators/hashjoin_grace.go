@@ -74,6 +74,8 @@ type graceJoin struct {
 	buildNull, probeNull bool // a null key (null-aware anti join)
 	spread               int  // round robin of rows with a null key
 
+	buffers spillBuffers // the writers' host memory (quota.go)
+
 	hashes []uint64
 	nulls  []bool
 	ids    []int32
@@ -111,6 +113,7 @@ func (h *HashJoin) startGrace(ctx context.Context, held []arrow.Record, complete
 			releaseRecords(held)
 			return err
 		}
+		g.buffers.charge(h.t, "HashJoin", g.held)
 	}
 	for i, r := range held {
 		if err == nil {
@@ -174,6 +177,7 @@ func (g *graceJoin) writersOf(n int, schema *arrow.Schema) ([]*spill.Writer, err
 			}
 			return nil, err
 		}
+		g.buffers.charge(g.h.t, "HashJoin", w)
 		ws = append(ws, w)
 	}
 	return ws, nil
@@ -452,5 +456,8 @@ func (g *graceJoin) close() error {
 		}
 	}
 	g.buildRuns, g.probeRuns, g.heldRun = nil, nil, nil
+	if e := g.buffers.close(); err == nil {
+		err = e
+	}
 	return err
 }

@@ -13,7 +13,11 @@ import (
 // output of a batch as row numbers (joinRows, 8 bytes a pair) and gathers
 // it lazily, at most max(joinBatchRows, the probe batch's rows) rows per
 // output record, one record per Next call: only one output batch is ever
-// materialised at a time, so a high fan-out join streams.
+// materialised at a time, so a high fan-out join streams. Under a quota
+// the batch is smaller still when what the task's account has left calls
+// for it (HashJoin.outputRows): the rows a probe batch matched beyond it
+// wait as row numbers for the next Next call, so a join whose build side
+// fits (or spills) finishes however many rows its keys match.
 
 // joinBatchRows is the least number of rows per output batch a hash join
 // aims for; a probe batch larger than it bounds the batches instead.
@@ -26,6 +30,7 @@ type joinWork struct {
 	data arrow.Record
 	rows joinRows
 	off  int
+	cap  int // the rows of a batch the quota refused halved (0: none yet): the most the next batches gather
 }
 
 // len is how many output rows jr holds.
@@ -59,10 +64,26 @@ func (h *HashJoin) queue(data arrow.Record, jr joinRows) {
 func (h *HashJoin) emitNext(ctx context.Context) (arrow.Record, error) {
 	w := &h.work[0]
 	n := w.rows.len()
-	hi := min(n, w.off+max(joinBatchRows, int(w.data.NumRows())))
-	rec, err := h.emit(ctx, w.data, w.rows.slice(w.off, hi))
-	if err != nil {
-		return nil, err
+	want := h.outputRows(w.data)
+	if w.cap > 0 {
+		want = min(want, w.cap)
+	}
+	var hi int
+	var rec arrow.Record
+	for {
+		hi = min(n, w.off+want)
+		var err error
+		rec, err = h.emit(ctx, w.data, w.rows.slice(w.off, hi))
+		if err == nil {
+			break
+		}
+		// a batch the quota refuses although outputRows sized it is
+		// halved (emit gave back what it had allocated)
+		if !isQuota(err) || !h.quotaLimited() || hi-w.off <= minJoinOutputRows {
+			return nil, err
+		}
+		want = max((hi-w.off)/2, minJoinOutputRows)
+		w.cap = want
 	}
 	w.off = hi
 	if hi == n {

@@ -104,6 +104,7 @@ func newJoinCondition(t *Target, cond *expr.Expr, left, right *arrow.Schema) (*j
 	if err != nil {
 		return nil, err
 	}
+	fp.inside = "HashJoin"
 	if err := fp.Compile(); err != nil {
 		fp.Close()
 		return nil, fmt.Errorf("hash join: condition %s: %w", cond, err)
@@ -262,7 +263,7 @@ func (h *HashJoin) evalCondition(ctx context.Context, in arrow.Record, pp, bb []
 			cb = append(cb, b)
 		}
 	}
-	step := max(joinBatchRows, int(in.NumRows()))
+	step := h.condPairs(in)
 	for lo := 0; lo < len(idx); lo += step {
 		hi := min(lo+step, len(idx))
 		ok, err := h.evalPairs(ctx, in, cp[lo:hi], cb[lo:hi])
@@ -274,6 +275,37 @@ func (h *HashJoin) evalCondition(ctx context.Context, in arrow.Record, pp, bb []
 		}
 	}
 	return pass, nil
+}
+
+// condPairs is how many pairs evalCondition evaluates at a time:
+// max(joinBatchRows, in's rows), or fewer under a quota, so that the
+// condition columns gathered for them (counted as outputRows counts an
+// output batch's) and what evaluating them takes stay within a quarter of
+// what the task's account has left; at least minJoinOutputRows.
+func (h *HashJoin) condPairs(in arrow.Record) int {
+	rows := max(joinBatchRows, int(in.NumRows()))
+	if !h.quotaLimited() {
+		return rows
+	}
+	a := h.t.Account
+	left := a.Limit() - min(a.Limit(), a.InUse())
+	probeCols, buildCols := h.cond.left, h.cond.right
+	if !h.plan.probeLeft {
+		probeCols, buildCols = h.cond.right, h.cond.left
+	}
+	pv, bv := columnsRecord(in, probeCols), columnsRecord(h.table.rec, buildCols)
+	defer pv.Release()
+	defer bv.Release()
+	per, factor, staged := rowBytes(pv, len(probeCols))+rowBytes(bv, len(buildCols)), uint64(2), recordBytes(pv)
+	if !h.t.HostVisible() {
+		factor = 4
+		staged += recordBytes(bv)
+	}
+	if left <= staged {
+		return minJoinOutputRows
+	}
+	fit := (left - staged) / 4 / (factor * per)
+	return int(max(min(uint64(rows), fit), minJoinOutputRows))
 }
 
 // evalPairs evaluates the condition on pairs (probe rows of in, build

@@ -126,17 +126,19 @@ func sortInput(t *Target, child Operator, keys []SortKey) (Operator, sortOrder, 
 	if err != nil {
 		return nil, o, fmt.Errorf("sort: computing the keys: %w", err)
 	}
+	fp.inside = "Sort"
 	return fp, o, nil
 }
 
 func (s *Sort) Schema() *arrow.Schema { return s.out }
 
-func (s *Sort) Open(ctx context.Context) error { return openChild(ctx, s.child) }
+func (s *Sort) Open(ctx context.Context) error { return nameQuota("Sort", openChild(ctx, s.child)) }
 
 // Stats reports what the operator did (spill counters included).
 func (s *Sort) Stats() Stats { return s.stats }
 
-func (s *Sort) Next(ctx context.Context) (arrow.Record, error) {
+func (s *Sort) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota("Sort", err) }()
 	if !s.done {
 		if err := s.consume(ctx); err != nil {
 			return nil, err

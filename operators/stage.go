@@ -11,6 +11,7 @@ import (
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/dma"
 	hmem "github.com/hados-io/hados/memory"
+	"github.com/hados-io/hados/operators/pipeline"
 )
 
 // ErrUnsupportedType is wrapped by the error of a column whose Arrow type
@@ -39,7 +40,18 @@ type stager struct {
 	t    *Target
 	s    *staged
 	segs []dma.Segment
+	// pipeline: the columns feed a pipeline op, which also reads
+	// dictionaries with narrow codes and of fixed-width values (see
+	// pipelineDict); the other ops take int32 codes of utf8 only
+	pipeline bool
 }
+
+// MaxDeviceDictionary is the most entries a dictionary of fixed-width
+// values may have to stay encoded on the device: the pipeline gathers from
+// it per vector, so it must stay cache-resident (64K entries: at most 1 MiB
+// of decimal128). A larger one is an unsupported type (decode it on the
+// host).
+const MaxDeviceDictionary = 1 << 16
 
 func (g *stager) addr(b *memory.Buffer) (device.Addr, error) {
 	if b == nil || b.Len() == 0 {
@@ -90,15 +102,35 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 	case arrow.DICTIONARY:
 		dict := arr.(*array.Dictionary)
 		vt := dt.(*arrow.DictionaryType)
-		if vt.IndexType.ID() != arrow.INT32 || vt.ValueType.ID() != arrow.STRING {
+		if g.pipeline {
+			if c.VType, c.Flags, err = pipelineDict(vt); err != nil {
+				return c, err
+			}
+		} else if vt.IndexType.ID() != arrow.INT32 || vt.ValueType.ID() != arrow.STRING {
 			return c, fmt.Errorf("%w: dictionary<%s, %s> (want int32 indices of utf8)", ErrUnsupportedType, vt.IndexType, vt.ValueType)
+		} else {
+			c.VType, c.Flags = device.VTStr, device.ColDict
 		}
 		values := dict.Dictionary().Data()
 		if dict.Dictionary().NullN() > 0 {
 			return c, fmt.Errorf("%w: a dictionary with null entries", ErrUnsupportedType)
 		}
-		c.VType, c.Flags = device.VTStr, device.ColDict
 		vb := values.Buffers()
+		if c.VType != device.VTStr {
+			if values.Len() > MaxDeviceDictionary {
+				return c, fmt.Errorf("%w: %w", ErrUnsupportedType, &pipeline.Unsupported{Code: pipeline.ReasonDataType,
+					Msg: fmt.Sprintf("dictionary of %d entries (at most %d stay encoded on the device)", values.Len(), MaxDeviceDictionary)})
+			}
+			if c.DictData, err = g.addr(vb[1]); err != nil {
+				return c, err
+			}
+			if c.DictData != 0 {
+				c.DictData += device.Addr(c.VType.Width() * values.Offset())
+			}
+			c.DictLength = uint64(values.Len())
+			c.Data, err = g.addr(bufs[1])
+			return c, err
+		}
 		if c.DictOffsets, err = g.addr(vb[1]); err != nil {
 			return c, err
 		}
@@ -110,6 +142,39 @@ func (g *stager) columnOf(arr arrow.Array) (device.Column, error) {
 	}
 	c.Data, err = g.addr(bufs[1])
 	return c, err
+}
+
+// pipelineDict is the value type and flags of a dictionary column a
+// pipeline reads: codes int8, uint8, int16 or int32; values utf8 or a
+// fixed-width type of storageOf (not boolean).
+func pipelineDict(dt *arrow.DictionaryType) (device.VType, uint32, error) {
+	flags := device.ColDict
+	switch dt.IndexType.ID() {
+	case arrow.INT8:
+		flags |= device.ColIdx8
+	case arrow.UINT8:
+		flags |= device.ColIdxU8
+	case arrow.INT16:
+		flags |= device.ColIdx16
+	case arrow.INT32:
+	default:
+		return 0, 0, fmt.Errorf("%w: dictionary<%s, %s> (want int8, uint8, int16 or int32 indices)", ErrUnsupportedType, dt.IndexType, dt.ValueType)
+	}
+	vt, err := storageOf(dt.ValueType)
+	if err != nil || vt == device.VTBool || dt.ValueType.ID() == arrow.LARGE_STRING || dt.ValueType.ID() == arrow.DICTIONARY {
+		return 0, 0, fmt.Errorf("%w: dictionary<%s, %s> (want values of utf8 or a fixed-width number, date or timestamp type)", ErrUnsupportedType, dt.IndexType, dt.ValueType)
+	}
+	return vt, flags, nil
+}
+
+// pipelineStorageOf is storageOf for a pipeline's input: a dictionary
+// column is stored as its values' type.
+func pipelineStorageOf(dt arrow.DataType) (device.VType, error) {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		vt, _, err := pipelineDict(d)
+		return vt, err
+	}
+	return storageOf(dt)
 }
 
 // storageOf is the device value type an Arrow column is stored as.
@@ -134,7 +199,17 @@ func storageOf(dt arrow.DataType) (device.VType, error) {
 // stage describes the record's columns for the device, uploading what the
 // device cannot read in place.
 func (t *Target) stage(ctx context.Context, rec arrow.Record) (*staged, error) {
-	g := &stager{t: t, s: &staged{}}
+	return t.stageFor(ctx, rec, false)
+}
+
+// stagePipeline is stage for a pipeline op's input: dictionary columns
+// with narrow codes or fixed-width values stay encoded (pipelineDict).
+func (t *Target) stagePipeline(ctx context.Context, rec arrow.Record) (*staged, error) {
+	return t.stageFor(ctx, rec, true)
+}
+
+func (t *Target) stageFor(ctx context.Context, rec arrow.Record, forPipeline bool) (*staged, error) {
+	g := &stager{t: t, s: &staged{}, pipeline: forPipeline}
 	for i, arr := range rec.Columns() {
 		c, err := g.columnOf(arr)
 		if err != nil {

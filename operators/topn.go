@@ -51,6 +51,9 @@ func NewTopN(t *Target, child Operator, keys []SortKey, limit, offset int, proj 
 		return nil, fmt.Errorf("%w: TopN with %d keys (want 1..%d)", device.ErrInvalid, len(keys), device.MaxSortKeys)
 	}
 	in, order, err := sortInput(t, child, keys)
+	if fp, ok := in.(*FilterProject); ok && in != child {
+		fp.inside = "TopN"
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,18 +68,20 @@ func NewTopN(t *Target, child Operator, keys []SortKey, limit, offset int, proj 
 	if err != nil {
 		return nil, fmt.Errorf("TopN: projection: %w", err)
 	}
+	fp.inside = "TopN"
 	n.out = fp.Schema()
 	return n, fp.Close()
 }
 
 func (n *TopN) Schema() *arrow.Schema { return n.out }
 
-func (n *TopN) Open(ctx context.Context) error { return openChild(ctx, n.child) }
+func (n *TopN) Open(ctx context.Context) error { return nameQuota("TopN", openChild(ctx, n.child)) }
 
 // Stats reports what the operator did.
 func (n *TopN) Stats() Stats { return n.stats }
 
-func (n *TopN) Next(ctx context.Context) (arrow.Record, error) {
+func (n *TopN) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota("TopN", err) }()
 	if !n.done {
 		n.done = true
 		if err := n.run(ctx); err != nil {
@@ -132,6 +137,7 @@ func (n *TopN) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	fp.inside = "TopN"
 	n.result, err = Collect(ctx, fp)
 	return err
 }

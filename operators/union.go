@@ -78,7 +78,8 @@ func NewUnion(t *Target, children []Operator) (*Union, error) {
 func (u *Union) Schema() *arrow.Schema { return u.out }
 
 // Open opens every child (in order; on error the opened ones stay for Close).
-func (u *Union) Open(ctx context.Context) error {
+func (u *Union) Open(ctx context.Context) (err error) {
+	defer func() { err = nameQuota("Union", err) }()
 	for ; u.opened < len(u.children); u.opened++ {
 		if err := u.children[u.opened].Open(ctx); err != nil {
 			return err
@@ -90,7 +91,8 @@ func (u *Union) Open(ctx context.Context) error {
 // Stats reports what the operator did.
 func (u *Union) Stats() Stats { return u.stats }
 
-func (u *Union) Next(ctx context.Context) (arrow.Record, error) {
+func (u *Union) Next(ctx context.Context) (_ arrow.Record, err error) {
+	defer func() { err = nameQuota("Union", err) }()
 	for u.cur < len(u.children) {
 		rec, err := u.children[u.cur].Next(ctx)
 		if err != nil {

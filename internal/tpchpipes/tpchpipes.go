@@ -5,6 +5,8 @@
 package tpchpipes
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,10 +21,41 @@ import (
 	"github.com/hados-io/hados/operators/types"
 )
 
+// Layout is how Lineitem lays out the low-cardinality columns.
+type Layout int
+
+const (
+	// Plain: every column as the Parquet scan produces it (decimals of
+	// precision up to 18 as decimal64, strings as utf8).
+	Plain Layout = iota
+	// Dict: l_quantity, l_discount, l_tax, l_returnflag and l_linestatus
+	// (50, 11, 9, 3 and 2 distinct values) dictionary-encoded with int8
+	// codes, as hados keeps low-cardinality columns in device memory (and
+	// DuckDB's own tables are compressed): the pipeline reads one byte per
+	// row and gathers the value from the cache-resident dictionary.
+	Dict
+)
+
+func (l Layout) String() string {
+	if l == Dict {
+		return "dict"
+	}
+	return "plain"
+}
+
+// dictColumns are the columns Dict encodes.
+var dictColumns = map[string]bool{"l_quantity": true, "l_discount": true, "l_tax": true, "l_returnflag": true, "l_linestatus": true}
+
 // Lineitem generates lineitem at a scale factor straight into the target's
 // memory (device memory on a host-visible device), keeping only the columns
-// TPC-H Q1 and Q6 read.
+// TPC-H Q1 and Q6 read, in the Plain layout.
 func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []arrow.Record) {
+	tb.Helper()
+	return LineitemLayout(tb, t, sf, Plain)
+}
+
+// LineitemLayout is Lineitem in a given layout.
+func LineitemLayout(tb testing.TB, t *operators.Target, sf float64, layout Layout) (*arrow.Schema, []arrow.Record) {
 	tb.Helper()
 	var mem memory.Allocator = hmem.NewHostAllocator(t.Host, nil)
 	if t.HostVisible() {
@@ -49,6 +82,9 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 		if d, ok := fields[j].Type.(*arrow.Decimal128Type); ok && d.Precision <= 18 {
 			fields[j].Type = &arrow.Decimal64Type{Precision: d.Precision, Scale: d.Scale}
 		}
+		if layout == Dict && dictColumns[fields[j].Name] {
+			fields[j].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: fields[j].Type}
+		}
 	}
 	schema := arrow.NewSchema(fields, nil)
 	var recs []arrow.Record
@@ -57,6 +93,14 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 		cols := make([]arrow.Array, len(idx))
 		for j, i := range idx {
 			cols[j] = deviceLayout(mem, r.Column(i))
+			if layout == Dict && dictColumns[fields[j].Name] {
+				d, err := DictEncode(mem, cols[j])
+				cols[j].Release()
+				if err != nil {
+					tb.Fatalf("%s: %v", fields[j].Name, err)
+				}
+				cols[j] = d
+			}
 		}
 		recs = append(recs, array.NewRecord(schema, cols, r.NumRows()))
 		for _, c := range cols {
@@ -95,6 +139,68 @@ func deviceLayout(mem memory.Allocator, arr arrow.Array) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// DictEncode returns arr (decimal64 or utf8) as a dictionary array with
+// int8 codes, the values in first-seen order; an error when arr has more
+// than 127 distinct values. The caller releases the result.
+func DictEncode(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
+	idx := array.NewInt8Builder(mem)
+	defer idx.Release()
+	idx.Reserve(arr.Len())
+	vb := array.NewBuilder(mem, arr.DataType())
+	defer vb.Release()
+	var code func(i int) (int8, error)
+	switch a := arr.(type) {
+	case *array.Decimal64:
+		codes := map[decimal.Decimal64]int8{}
+		code = func(i int) (int8, error) {
+			v := a.Value(i)
+			c, ok := codes[v]
+			if !ok {
+				if len(codes) == math.MaxInt8+1 {
+					return 0, fmt.Errorf("more than %d distinct values", math.MaxInt8+1)
+				}
+				c = int8(len(codes))
+				codes[v] = c
+				vb.(*array.Decimal64Builder).Append(v)
+			}
+			return c, nil
+		}
+	case *array.String:
+		codes := map[string]int8{}
+		code = func(i int) (int8, error) {
+			v := a.Value(i)
+			c, ok := codes[v]
+			if !ok {
+				if len(codes) == math.MaxInt8+1 {
+					return 0, fmt.Errorf("more than %d distinct values", math.MaxInt8+1)
+				}
+				c = int8(len(codes))
+				codes[v] = c
+				vb.(*array.StringBuilder).Append(v)
+			}
+			return c, nil
+		}
+	default:
+		return nil, fmt.Errorf("dictionary encoding of %s", arr.DataType())
+	}
+	for i := 0; i < arr.Len(); i++ {
+		if arr.IsNull(i) {
+			idx.AppendNull()
+			continue
+		}
+		c, err := code(i)
+		if err != nil {
+			return nil, err
+		}
+		idx.UnsafeAppend(c)
+	}
+	indices, values := idx.NewArray(), vb.NewArray()
+	defer indices.Release()
+	defer values.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arr.DataType()}
+	return array.NewDictionaryArray(dt, indices, values), nil
 }
 
 var (

@@ -62,6 +62,16 @@ func takeData(col arrow.Array, idx []int32, mem memory.Allocator) (arrow.ArrayDa
 		return d, nil
 	}
 	validity, nulls := takeValidity(col, idx, mem)
+	defer func() {
+		// an allocator refusing the values' buffer (a quota) panics:
+		// give the validity bitmap back before passing the panic on
+		if r := recover(); r != nil {
+			if validity != nil {
+				validity.Release()
+			}
+			panic(r)
+		}
+	}()
 	release := func(bufs ...*memory.Buffer) {
 		for _, b := range bufs {
 			if b != nil {
@@ -198,6 +208,15 @@ func takeVarBinary(v varBinary, idx []int32, mem memory.Allocator) (offsets, dat
 		total += len(v.value(int(i)))
 	}
 	data = memory.NewResizableBuffer(mem)
+	defer func() {
+		if r := recover(); r != nil { // an allocator refused the offsets: free the data
+			data.Release()
+			if offsets != nil {
+				offsets.Release()
+			}
+			panic(r)
+		}
+	}()
 	data.Resize(total)
 	out := data.Bytes()
 	offsets = memory.NewResizableBuffer(mem)

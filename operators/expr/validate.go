@@ -280,8 +280,12 @@ func readableArrow(t arrow.DataType) bool {
 		arrow.DECIMAL64, arrow.DECIMAL128, arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW, arrow.NULL:
 		return true
 	case arrow.DICTIONARY:
-		v := t.(*arrow.DictionaryType).ValueType.ID()
-		return v == arrow.STRING || v == arrow.LARGE_STRING
+		switch t.(*arrow.DictionaryType).ValueType.ID() {
+		case arrow.STRING, arrow.LARGE_STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.DATE32, arrow.TIMESTAMP,
+			arrow.DECIMAL64, arrow.DECIMAL128:
+			return true
+		}
+		return false
 	}
 	return false
 }

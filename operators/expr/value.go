@@ -54,10 +54,8 @@ func rowReader(arr arrow.Array) (func(i int) any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dictionary values: %w", err)
 		}
-		if _, ok := a.Dictionary().(*array.String); !ok {
-			if _, ok := a.Dictionary().(*array.LargeString); !ok {
-				return nil, fmt.Errorf("dictionary of %s: only dictionaries of utf8 are supported", a.Dictionary().DataType())
-			}
+		if !readableArrow(a.DataType()) {
+			return nil, fmt.Errorf("dictionary of %s: only dictionaries of utf8 or fixed-width values are supported", a.Dictionary().DataType())
 		}
 		get = func(i int) any { return dict(a.GetValueIndex(i)) }
 	default:

@@ -29,6 +29,10 @@
 // Writer.Write copies the record it is given — it may live in device
 // memory, which the operator frees right after — into Go memory and, every
 // few MiB, onto disk, so a writer holds a bounded amount of host memory.
+// Writer.ChargeTo charges that memory to an account (operators give a
+// child of the task's, so the host side of a spill counts against the
+// task's quota); when the account refuses, the writer commits to disk
+// early — smaller segments, never an error.
 // Records a Reader returns are owned by the caller and come from the
 // allocator given to Run.Open. A Run may be opened any number of times
 // (a recursive merge reads a run once per pass).

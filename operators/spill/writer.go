@@ -11,6 +11,7 @@ import (
 
 	"github.com/hados-io/hados/internal/arrowsize"
 	"github.com/hados-io/hados/internal/probe"
+	hmem "github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators/exchange"
 )
 
@@ -44,6 +45,48 @@ type Writer struct {
 	bytes   int64
 	failed  error
 	done    bool
+
+	acct    *hmem.Account // charged for the records held in Go memory (ChargeTo), or nil
+	charged uint64        // what acct holds for the open segment
+}
+
+// ChargeTo makes the writer charge the records it holds in Go memory (at
+// most segmentBytes, until they go to disk) to a, e.g. the task's account,
+// so that the host side of a spill counts against the task's quota. When
+// a refuses, the writer commits what it holds to disk and tries again;
+// if a still refuses, it writes the record uncharged and commits it at
+// once, so it never holds more than one uncharged record. Call it before
+// the first Write.
+func (w *Writer) ChargeTo(a *hmem.Account) { w.acct = a }
+
+// charge reserves n bytes of held records in the account, committing the
+// open segment first when the account refuses; false: not charged.
+func (w *Writer) charge(n int64) (bool, error) {
+	if w.acct == nil {
+		return true, nil
+	}
+	if w.acct.Reserve(uint64(n)) == nil {
+		w.charged += uint64(n)
+		return true, nil
+	}
+	if w.sw != nil && w.pending > 0 {
+		if err := w.commit(); err != nil {
+			return false, err
+		}
+		if w.acct.Reserve(uint64(n)) == nil {
+			w.charged += uint64(n)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// uncharge releases what the account holds for the open segment.
+func (w *Writer) uncharge() {
+	if w.acct != nil && w.charged > 0 {
+		w.acct.Release(w.charged)
+	}
+	w.charged = 0
 }
 
 // Write appends a copy of rec to the run; rec stays the caller's. Its
@@ -62,6 +105,11 @@ func (w *Writer) Write(rec arrow.Record) error {
 		return w.fail(fmt.Errorf("spill: %s: %w", w.operator, err))
 	}
 	defer rec.Release()
+	size := arrowsize.Record(rec)
+	charged, err := w.charge(size)
+	if err != nil {
+		return err
+	}
 	if w.sw == nil {
 		w.sw, err = exchange.NewShuffleWriter(exchange.Single{}, exchange.WriterOptions{Dir: w.m.dir,
 			ShuffleID: w.num, MapID: len(w.segs), Codec: w.m.codec, MemoryLimit: math.MaxInt64})
@@ -73,8 +121,8 @@ func (w *Writer) Write(rec arrow.Record) error {
 		return w.fail(fmt.Errorf("spill: %s: %w", w.operator, err))
 	}
 	w.rows += rec.NumRows()
-	w.pending += arrowsize.Record(rec)
-	if w.pending >= segmentBytes {
+	w.pending += size
+	if w.pending >= segmentBytes || !charged {
 		return w.commit()
 	}
 	return nil
@@ -107,6 +155,7 @@ func conform(schema *arrow.Schema, rec arrow.Record) (arrow.Record, error) {
 func (w *Writer) commit() error {
 	sw := w.sw
 	w.sw, w.pending = nil, 0
+	defer w.uncharge()
 	out, err := sw.Close()
 	if err != nil {
 		return w.fail(fmt.Errorf("spill: %s: %w", w.operator, err))
@@ -161,6 +210,7 @@ func (w *Writer) Abort() {
 		w.sw.Abort()
 		w.sw = nil
 	}
+	w.uncharge()
 	removeSegments(w.segs)
 	w.segs = nil
 	w.m.forgetWriter(w)

@@ -95,10 +95,13 @@ func FromArrow(t arrow.DataType) (DataType, error) {
 		return NullType, nil
 	case arrow.DICTIONARY:
 		vt := t.(*arrow.DictionaryType).ValueType
-		if vt.ID() == arrow.STRING || vt.ID() == arrow.LARGE_STRING {
+		switch vt.ID() {
+		case arrow.STRING, arrow.LARGE_STRING:
 			return StringType, nil
+		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL64, arrow.DECIMAL128:
+			return FromArrow(vt) // a dictionary-encoded column has its values' type
 		}
-		return Unknown, fmt.Errorf("types: Arrow %s: only dictionaries of utf8 map to Spark", t)
+		return Unknown, fmt.Errorf("types: Arrow %s: only dictionaries of utf8 or of int, bigint, double, date, timestamp or decimal map to Spark", t)
 	}
 	return Unknown, fmt.Errorf("types: Arrow type %s has no Spark mapping", t)
 }
