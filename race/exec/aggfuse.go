@@ -113,15 +113,22 @@ func (s aggSource) label() string {
 }
 
 // unfused builds the chain as one FilterProject over the child (or
-// passes the child through when a filter has nothing left to test), the
+// passes the child, or its picked columns, through when a filter has
+// nothing left to test and the projection only picks columns), the
 // operator filterProject builds for it; it closes the child when it fails.
 func (s aggSource) unfused(b *builder) (operators.Operator, error) {
 	if s.project == nil && s.cond == nil {
 		return b.track(label(s.filter), s.child), nil
 	}
-	op, err := operators.NewFilterProject(b.target, s.child, s.cond, s.proj, s.names)
-	if err != nil {
-		return nil, closeAfter(s.child, err)
+	var op operators.Operator
+	if pp, ok := newPassProject(s.child, s.proj, s.names); ok && s.cond == nil {
+		op = pp
+	} else {
+		fp, err := operators.NewFilterProject(b.target, s.child, s.cond, s.proj, s.names)
+		if err != nil {
+			return nil, closeAfter(s.child, err)
+		}
+		op = fp
 	}
 	var name string
 	switch {

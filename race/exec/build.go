@@ -161,11 +161,17 @@ func (b *builder) filterProject(n *rules.Node, p int) (operators.Operator, error
 			return nil, err
 		}
 		cond := b.pruneNotNull(f.Children[0], p, fpl.Filter)
+		name := fmt.Sprintf("(%d) DpuFilter+(%d) DpuProject", f.Spark.ID, n.Spark.ID)
+		if cond == nil { // nothing left to test
+			if pp, ok := newPassProject(child, pl.Project, pl.Names); ok {
+				return b.track(name, pp), nil
+			}
+		}
 		op, err := operators.NewFilterProject(b.target, child, cond, pl.Project, pl.Names)
 		if err != nil {
 			return nil, closeAfter(child, err)
 		}
-		return b.track(fmt.Sprintf("(%d) DpuFilter+(%d) DpuProject", f.Spark.ID, n.Spark.ID), op), nil
+		return b.track(name, op), nil
 	}
 	child, err := b.build(n.Children[0], p)
 	if err != nil {
@@ -179,6 +185,9 @@ func (b *builder) filterProject(n *rules.Node, p int) (operators.Operator, error
 		}
 		op, err = operators.NewFilterProject(b.target, child, cond, nil, nil)
 	} else {
+		if pp, ok := newPassProject(child, pl.Project, pl.Names); ok { // picks and renames only: no copy
+			return b.track(label(n), pp), nil
+		}
 		op, err = operators.NewFilterProject(b.target, child, nil, pl.Project, pl.Names)
 	}
 	if err != nil {

@@ -83,6 +83,16 @@
 // DpuHashAggregate"). When the rewritten aggregation does not compile,
 // the chain runs as a FilterProject below it, as before.
 //
+// # Projections that only pick columns
+//
+// A Project whose every expression is a column reference (Spark's
+// projections after a join pick, reorder and rename columns) copies
+// nothing: each output batch is the input batch's own arrays, retained
+// (a column picked twice is the same array twice), under the output's
+// names. So is a Filter+Project chain whose filter has nothing left to
+// test. A column typed unlike its expression is computed by a
+// FilterProject as before (passProjects switches this).
+//
 // # Partitioned tables
 //
 // A scan's columns that Spark does not read from the files (outside its

@@ -42,3 +42,14 @@ func SetFuseAggregates(on bool) (restore func()) {
 	fuseAggregates = on
 	return func() { fuseAggregates = old }
 }
+
+// SetPassProjects switches pass-through projections (passProjects) and
+// returns a function restoring it. Tests only; not concurrent-safe.
+func SetPassProjects(on bool) (restore func()) {
+	old := passProjects
+	passProjects = on
+	return func() { passProjects = old }
+}
+
+// PassProjectsBuilt is how many pass-through projections were built.
+func PassProjectsBuilt() int64 { return passProjectsBuilt.Load() }

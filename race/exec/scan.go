@@ -282,7 +282,11 @@ func fileRequired(req map[string]bool, name string) bool {
 // ABI's four concurrent Q6 tasks on two 64 MiB devices ran out, and
 // internal/reliability's concurrent cancellation test hit task quotas in
 // Q10's partial aggregation), and why has not been found yet. Its test
-// turns it on.
+// turns it on. (2026-11-29, session 3: with it on, the C ABI's concurrent
+// Q6 tasks peak at the same device memory as with it off, ~37 MB of each
+// 64 MiB device, and both tests pass repeatedly; the Q10 failure came
+// back once in eight runs of the tree that switched it off, so it may be
+// timing, not this. See /work/notes/perf-h9.md.)
 var dropRequiredNotNull = false
 
 // pruneNotNull drops from cond, the condition of a filter reading child,
