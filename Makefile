@@ -12,7 +12,7 @@ FUZZ      := ./device:FuzzParseSpecs ./hados:FuzzParseConfig ./race/plan:FuzzImp
              ./operators/types:FuzzParse ./operators/types:FuzzParseStruct \
              ./operators/write:FuzzEscapePathName ./operators/write:FuzzUnescapePathName \
              ./operators/exchange:FuzzDecodeBlock ./operators/exchange:FuzzParseIndex ./operators/exchange:FuzzDecodeIPC \
-             ./operators/scan:FuzzScan ./operators/scan:FuzzPageHeader ./operators/spill:FuzzRunReader ./operators:FuzzCastStringInt \
+             ./operators/scan:FuzzScan ./operators/scan:FuzzPageHeader ./operators/scan:FuzzDictPages ./operators/spill:FuzzRunReader ./operators:FuzzCastStringInt \
              ./device/soft:FuzzPipelineDescriptor ./device/soft:FuzzAggUpdate ./device/soft:FuzzJoinDescriptor \
              ./device/soft:FuzzSortGatherDescriptors ./device:FuzzJoinEncode ./device/soft:FuzzJoinCondDescriptor \
              ./device/soft/internal/codectest:FuzzLZ4Decompress ./device/soft/internal/codectest:FuzzSnappyDecompress \

@@ -44,6 +44,12 @@ var abVariants = []abVariant{
 	{"idle-help", func() { setAB(true, true, false, true); setPrefetchAB(true, false) }},
 	{"pf-bytes", func() { setAB(true, true, false, true); setPrefetchAB(false, true) }},
 	{"now", func() { setAB(true, true, false, true) }},
+	// session 3, H7 (string columns read through dictionaries): "dict-2pass"
+	// is pqarrow's index decoding and the two-pass expansion, as before;
+	// "dict-1pass" the one-pass expansion of one-length values
+	// (dictread.go); "now" adds the scan's own page decoding (dictpage.go).
+	{"dict-2pass", func() { setAB(true, true, false, true); expandUniform, ownDictPages = false, false }},
+	{"dict-1pass", func() { setAB(true, true, false, true); ownDictPages = false }},
 }
 
 // abDefault is the variant the package's defaults amount to, restored
@@ -56,13 +62,15 @@ func setAB(noClear, pagePool, dev, cSnappy bool) {
 	clearDecodeBuffers, plainPageBuffers, deviceDecompression = !noClear, !pagePool, dev
 	setCSnappy(cSnappy)
 	setPrefetchAB(true, true)
+	expandUniform, ownDictPages = true, true
 }
 
 func setPrefetchAB(idleHelpers, byBytes bool) {
 	helpersWhenIdle, prefetchByBytes = idleHelpers, byBytes
 }
 
-// TestScanAB scans Q6's columns of the lineitem files in $HADOS_SCAN_AB
+// TestScanAB scans Q6's columns (or those listed in HADOS_SCAN_AB_COLS)
+// of the lineitem files in $HADOS_SCAN_AB
 // (a directory of Parquet files, e.g. the SF1 lineitem the scan benchmark
 // writes under $TMPDIR/hados-bench/sf1/lineitem) into the software DPU's
 // memory, alternating the variants in the same process so they share the
@@ -96,7 +104,11 @@ func TestScanAB(t *testing.T) {
 	for _, c := range fs.cols {
 		all = append(all, Column{Name: c.name, Type: c.spark, Nullable: true})
 	}
-	cols := pick(all, "l_quantity", "l_extendedprice", "l_discount", "l_shipdate")
+	names := []string{"l_quantity", "l_extendedprice", "l_discount", "l_shipdate"}
+	if v := os.Getenv("HADOS_SCAN_AB_COLS"); v != "" { // e.g. l_returnflag,l_linestatus
+		names = strings.Split(v, ",")
+	}
+	cols := pick(all, names...)
 	threads := []int{1, 2}
 	if v := os.Getenv("HADOS_SCAN_AB_THREADS"); v != "" {
 		threads = nil
@@ -170,7 +182,7 @@ func TestScanAB(t *testing.T) {
 				ms(wait[i])/float64(rounds), float64(inflated[i])/float64(rounds))
 		}
 		la, _ := os.ReadFile("/proc/loadavg")
-		t.Logf("Q6 columns, %d files, parallelism %d, best of %d rounds (load %s):%s", len(files), par, rounds,
+		t.Logf("columns %s, %d files, parallelism %d, best of %d rounds (load %s):%s", strings.Join(names, ","), len(files), par, rounds,
 			strings.Join(strings.Fields(string(la))[:3], " "), b.String())
 	}
 	if alloc.Allocated() != 0 {

@@ -93,27 +93,27 @@ func expandDict(mem memory.Allocator, d *array.Dictionary) (arrow.Array, error) 
 	default:
 		return nil, fmt.Errorf("%w: dictionary of type %s", ErrCorrupt, d.Dictionary().DataType())
 	}
-	dn := int32(d.Dictionary().Len())
-	base := dOffs[0] // ValueBytes starts at the dictionary's first value
-	n := d.Len()
-	ix := idx.Int32Values()
-	hasNulls := d.NullN() > 0
-	valid, voff := d.NullBitmapBytes(), d.Data().Offset()
+	dn := d.Dictionary().Len()
+	if dn == 0 || len(dOffs) < dn+1 { // no values: every valid index is out of range
+		dn, dOffs = 0, []int32{0}
+	}
+	idxs := idx.Int32Values()
+	return expandIndices(mem, d.Dictionary().DataType(), idxs, d.NullBitmapBytes(), d.Data().Offset(), d.NullN(),
+		dOffs[:dn+1], dBytes)
+}
 
-	// Pass 1: check the indices and sum the lengths.
-	var total int64
-	for i, k := range ix {
-		if hasNulls && !bitutil.BitIsSet(valid, voff+i) {
-			continue
-		}
-		if uint32(k) >= uint32(dn) {
-			return nil, fmt.Errorf("%w: dictionary index %d out of range [0, %d)", ErrCorrupt, k, dn)
-		}
-		total += int64(dOffs[k+1] - dOffs[k])
-	}
-	if total > math.MaxInt32 {
-		return nil, fmt.Errorf("%w: %d bytes of strings in one batch", ErrCorrupt, total)
-	}
+// expandIndices returns the dense array of type typ (utf8 or binary) whose
+// slot i is the dictionary value ix[i] (dOffs: the dictionary's n+1
+// offsets, dBytes its value bytes starting at dOffs[0]), or null where bit
+// voff+i of valid is clear (nulls of them; valid is unread when nulls is
+// 0). Buffers come from mem; every byte of them is written. An index of a
+// valid slot outside the dictionary is an error wrapping ErrCorrupt.
+func expandIndices(mem memory.Allocator, typ arrow.DataType, ix []int32, valid []byte, voff, nulls int,
+	dOffs []int32, dBytes []byte) (arrow.Array, error) {
+	dn := int32(len(dOffs) - 1)
+	base := dOffs[0]
+	n := len(ix)
+	hasNulls := nulls > 0
 
 	offBuf := memory.NewResizableBuffer(mem)
 	defer offBuf.Release()
@@ -121,11 +121,131 @@ func expandDict(mem memory.Allocator, d *array.Dictionary) (arrow.Array, error) 
 	offs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())[: n+1 : n+1]
 	valBuf := memory.NewResizableBuffer(mem)
 	defer valBuf.Release()
+	var err error
+	if w := uniformWidth(dOffs); w > 0 && expandUniform {
+		err = expandFixed(valBuf, offs, ix, dBytes[:int(dn)*int(w)], int(w), hasNulls, valid, voff, n-nulls)
+	} else {
+		err = expandVar(valBuf, offs, ix, dOffs, base, dBytes, hasNulls, valid, voff)
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	var validity *memory.Buffer
+	if hasNulls {
+		validity = memory.NewResizableBuffer(mem)
+		defer validity.Release()
+		validity.Resize(int(bitutil.BytesForBits(int64(n))))
+		vb := validity.Bytes()
+		clear(vb) // CopyBitmap may keep the bits past n of the last byte
+		bitutil.CopyBitmap(valid, voff, n, vb, 0)
+	}
+	data := array.NewData(typ, n, []*memory.Buffer{validity, offBuf, valBuf}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// expandUniform switches the expansion of dictionaries whose values all
+// have one length (flags, codes) to its one-pass loops (tests and A/B).
+var expandUniform = true
+
+// uniformWidth returns the length every dictionary value has (offs are the
+// dictionary's n+1 offsets), or -1 when lengths differ or there are no
+// values.
+func uniformWidth(offs []int32) int32 {
+	if len(offs) < 2 {
+		return -1
+	}
+	w := offs[1] - offs[0]
+	for i := 2; i < len(offs); i++ {
+		if offs[i]-offs[i-1] != w {
+			return -1
+		}
+	}
+	return w
+}
+
+func badIndex(k int32, dn int) error {
+	return fmt.Errorf("%w: dictionary index %d out of range [0, %d)", ErrCorrupt, k, dn)
+}
+
+// expandFixed writes offs (n+1 entries) and the bytes of valBuf (sized here
+// for nvalid values) for indices ix into a dictionary of values of w bytes
+// each (w > 0), stored back to back in dict. One pass: each index is checked as it
+// is used, so a bad one stops the expansion (the caller frees the buffers).
+func expandFixed(valBuf *memory.Buffer, offs, ix []int32, dict []byte, w int, hasNulls bool, valid []byte, voff, nvalid int) error {
+	dn := len(dict) / w
+	total := int64(nvalid) * int64(w)
+	if total > math.MaxInt32 {
+		return fmt.Errorf("%w: %d bytes of strings in one batch", ErrCorrupt, total)
+	}
+	valBuf.Resize(int(total))
+	out := valBuf.Bytes()[:total:total]
+	offs[0] = 0
+	next := offs[1:]
+	next = next[:len(ix)]
+	switch {
+	case w == 1 && !hasNulls:
+		out = out[:len(ix)]
+		for i, k := range ix {
+			if uint(k) >= uint(len(dict)) {
+				return badIndex(k, dn)
+			}
+			out[i] = dict[k]
+			next[i] = int32(i + 1)
+		}
+	case !hasNulls:
+		for i, k := range ix {
+			if uint(k) >= uint(dn) {
+				return badIndex(k, dn)
+			}
+			o := i * w
+			copy(out[o:o+w], dict[int(k)*w:int(k)*w+w])
+			next[i] = int32(o + w)
+		}
+	default:
+		pos := 0
+		for i, k := range ix {
+			if bitutil.BitIsSet(valid, voff+i) {
+				if uint(k) >= uint(dn) {
+					return badIndex(k, dn)
+				}
+				if w == 1 {
+					out[pos] = dict[k]
+				} else {
+					copy(out[pos:pos+w], dict[int(k)*w:int(k)*w+w])
+				}
+				pos += w
+			}
+			next[i] = int32(pos)
+		}
+	}
+	return nil
+}
+
+// expandVar is expandFixed for values of differing lengths (dOffs: the
+// dictionary's offsets, base the first; dBytes its value bytes): a pass
+// that checks the indices and sums the lengths, then one that writes.
+func expandVar(valBuf *memory.Buffer, offs, ix, dOffs []int32, base int32, dBytes []byte, hasNulls bool, valid []byte, voff int) error {
+	dn := int32(len(dOffs) - 1)
+	var total int64
+	for i, k := range ix {
+		if hasNulls && !bitutil.BitIsSet(valid, voff+i) {
+			continue
+		}
+		if uint32(k) >= uint32(dn) {
+			return badIndex(k, int(dn))
+		}
+		total += int64(dOffs[k+1] - dOffs[k])
+	}
+	if total > math.MaxInt32 {
+		return fmt.Errorf("%w: %d bytes of strings in one batch", ErrCorrupt, total)
+	}
 	valBuf.Resize(int(total))
 	out := valBuf.Bytes()[:total:total]
 
-	// Pass 2: write every offset and byte. Values are often a few bytes
-	// (flags, codes): those are copied a byte at a time, not by memmove.
+	// Values are often a few bytes (flags, codes): those are copied a
+	// byte at a time, not by memmove.
 	var pos int32
 	offs[0] = 0
 	put := func(k int32) {
@@ -152,17 +272,5 @@ func expandDict(mem memory.Allocator, d *array.Dictionary) (arrow.Array, error) 
 			offs[i+1] = pos
 		}
 	}
-
-	var validity *memory.Buffer
-	if hasNulls {
-		validity = memory.NewResizableBuffer(mem)
-		defer validity.Release()
-		validity.Resize(int(bitutil.BytesForBits(int64(n))))
-		vb := validity.Bytes()
-		clear(vb) // CopyBitmap may keep the bits past n of the last byte
-		bitutil.CopyBitmap(valid, voff, n, vb, 0)
-	}
-	data := array.NewData(d.Dictionary().DataType(), n, []*memory.Buffer{validity, offBuf, valBuf}, nil, d.NullN(), 0)
-	defer data.Release()
-	return array.MakeFromData(data), nil
+	return nil
 }

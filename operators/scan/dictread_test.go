@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 
 	"github.com/hados-io/hados/operators/types"
 )
@@ -90,9 +92,28 @@ func TestDictStrings(t *testing.T) {
 		}
 	}
 
-	defer func() { readDictStrings, dictReadAlways = true, false }()
+	// The scan's own page decoding (dictpage.go) over data page v2 and
+	// each codec.
+	paths := []string{allDict, fallback}
+	for _, v := range []struct {
+		name  string
+		props []parquet.WriterProperty
+	}{
+		{"v2-snappy", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy)}},
+		{"v1-snappy", []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy)}},
+		{"v1-zstd", []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Zstd)}},
+		{"v2-lz4raw", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Lz4Raw)}},
+		{"v1-gzip", []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Gzip)}},
+		{"v2-none", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
+	} {
+		p := filepath.Join(dir, v.name+".parquet")
+		writeFile(t, p, rec, append(append([]parquet.WriterProperty{}, common...), v.props...)...)
+		paths = append(paths, p)
+	}
+
+	defer func() { readDictStrings, dictReadAlways, ownDictPages = true, false, true }()
 	filters := [][]Filter{nil, {Or{And{GreaterThan{"id", int64(400)}, LessThan{"id", int64(900)}}, GreaterThan{"id", int64(2300)}}}}
-	for _, path := range []string{allDict, fallback} {
+	for _, path := range paths {
 		for fi, fs := range filters {
 			base := Options{Files: []string{path}, Columns: cols, Filters: fs}
 			readDictStrings, dictReadAlways = false, false
@@ -101,13 +122,19 @@ func TestDictStrings(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatal("no rows")
 			}
-			for _, always := range []bool{false, true} {
-				readDictStrings, dictReadAlways = true, always
-				name := fmt.Sprintf("%s/filter%d/always=%t", filepath.Base(path), fi, always)
+			for _, v := range []struct{ always, own bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+				readDictStrings, dictReadAlways, ownDictPages = true, v.always, v.own
+				name := fmt.Sprintf("%s/filter%d/always=%t/own=%t", filepath.Base(path), fi, v.always, v.own)
+				before := ownDictChunks.Load()
 				checkVariants(t, want, base, []int{1, 2}, testAlloc, func(t *testing.T, o Options) ([]string, int64) {
 					rows, _ := scanAll(t, o)
 					return rows, 1
 				}, true, name)
+				// Without row ranges the scan's own decoder takes the
+				// wholly dictionary-encoded chunks.
+				if used := ownDictChunks.Load() > before; fi == 0 && used != v.own {
+					t.Errorf("%s: own page decoding used: %t", name, used)
+				}
 			}
 		}
 	}
@@ -142,5 +169,136 @@ func TestExpandDictBadIndex(t *testing.T) {
 	defer out.Release()
 	if got := fmt.Sprint(out); got != `["bc" (null)]` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// poisonAlloc hands out memory filled with 0xA5, as uninitialised device
+// memory may be, so an unwritten byte shows.
+type poisonAlloc struct{ *memory.CheckedAllocator }
+
+func (p poisonAlloc) Allocate(n int) []byte {
+	b := p.CheckedAllocator.Allocate(n)
+	for i := range b {
+		b[i] = 0xA5
+	}
+	return b
+}
+
+func (p poisonAlloc) Reallocate(n int, b []byte) []byte {
+	old := len(b)
+	b = p.CheckedAllocator.Reallocate(n, b)
+	for i := old; i < len(b); i++ {
+		b[i] = 0xA5
+	}
+	return b
+}
+
+// TestExpandDictRandom compares expandDict with a value-by-value lookup on
+// random dictionaries (every value one length — 1, 2, 3, 9 bytes — or
+// mixed lengths with the empty string, or only empty strings), random
+// nulls, slices at odd offsets, both the one-pass and the two-pass loops,
+// into poisoned memory.
+func TestExpandDictRandom(t *testing.T) {
+	defer func() { expandUniform = true }()
+	rng := newRand(71)
+	for trial := 0; trial < 300; trial++ {
+		checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		mem := poisonAlloc{checked}
+		var words []string
+		dn := 1 + rng.IntN(6)
+		switch kind := trial % 6; kind {
+		case 0, 1, 2, 3:
+			w := []int{1, 2, 3, 9}[kind]
+			for i := 0; i < dn; i++ {
+				b := make([]byte, w)
+				for j := range b {
+					b[j] = byte('A' + rng.IntN(26))
+				}
+				words = append(words, string(b))
+			}
+		case 4:
+			for i := 0; i < dn; i++ {
+				words = append(words, strings.Repeat("x", rng.IntN(12)))
+			}
+		case 5:
+			for i := 0; i < dn; i++ {
+				words = append(words, "")
+			}
+		}
+		db := array.NewStringBuilder(mem)
+		db.AppendValues(words, nil)
+		dict := db.NewArray()
+		db.Release()
+		n := 1 + rng.IntN(300)
+		nullRate := []int{0, 0, 2, 5}[rng.IntN(4)]
+		ib := array.NewInt32Builder(mem)
+		for i := 0; i < n; i++ {
+			if nullRate > 0 && rng.IntN(nullRate) == 0 {
+				ib.AppendNull()
+			} else {
+				ib.Append(int32(rng.IntN(dn)))
+			}
+		}
+		idx := ib.NewArray()
+		ib.Release()
+		full := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, idx, dict)
+		lo := rng.IntN(n)
+		hi := lo + rng.IntN(n-lo+1)
+		d := array.NewSlice(full, int64(lo), int64(hi)).(*array.Dictionary)
+		for _, uni := range []bool{true, false} {
+			expandUniform = uni
+			out, err := expandDict(mem, d)
+			if err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			s := out.(*array.String)
+			if s.Len() != d.Len() || s.NullN() != d.NullN() {
+				t.Fatalf("trial %d: len %d nulls %d, want %d %d", trial, s.Len(), s.NullN(), d.Len(), d.NullN())
+			}
+			for i := 0; i < d.Len(); i++ {
+				if d.IsNull(i) != s.IsNull(i) {
+					t.Fatalf("trial %d uniform=%t row %d: null %t, want %t", trial, uni, i, s.IsNull(i), d.IsNull(i))
+				}
+				if d.IsValid(i) && s.Value(i) != words[d.GetValueIndex(i)] {
+					t.Fatalf("trial %d uniform=%t row %d: %q, want %q", trial, uni, i, s.Value(i), words[d.GetValueIndex(i)])
+				}
+				if d.IsNull(i) && s.ValueLen(i) != 0 {
+					t.Fatalf("trial %d: null row %d has %d bytes", trial, i, s.ValueLen(i))
+				}
+			}
+			if got, want := len(s.ValueBytes()), int(s.ValueOffsets()[s.Len()]); got != want {
+				t.Fatalf("trial %d: %d value bytes, offsets end at %d", trial, got, want)
+			}
+			out.Release()
+		}
+		d.Release()
+		full.Release()
+		idx.Release()
+		dict.Release()
+		checked.AssertSize(t, 0)
+	}
+}
+
+// TestExpandDictBadIndexFixed: the one-pass loops for values of one length
+// reject an index outside the dictionary too, with and without nulls, and
+// free what they allocated.
+func TestExpandDictBadIndexFixed(t *testing.T) {
+	for _, dj := range []string{`["a","b"]`, `["ab","cd"]`} {
+		for _, ij := range []string{`[0,1,null,2]`, `[1,0,2,0]`, `[-1]`} {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			dict, _, _ := array.FromJSON(mem, arrow.BinaryTypes.String, strings.NewReader(dj))
+			idx, _, _ := array.FromJSON(mem, arrow.PrimitiveTypes.Int32, strings.NewReader(ij))
+			d := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, idx, dict)
+			if out, err := expandDict(mem, d); err == nil {
+				out.Release()
+				t.Errorf("%s[%s]: no error", dj, ij)
+			} else if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s[%s]: %v, want ErrCorrupt", dj, ij, err)
+			}
+			d.Release()
+			idx.Release()
+			dict.Release()
+			mem.AssertSize(t, 0)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -323,6 +324,48 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 			fr = ifr
 		}
 	}
+	// Flat dictionary-encoded string columns of a row group read whole are
+	// decoded by the scan itself (dictpage.go), the rest by pqarrow.
+	var own []*dictColumn
+	if all && ownDictPages {
+		dl := s.dictReadLeaves(sp.file)
+		rest := make([]int, 0, len(leaves))
+		seen := map[int]bool{}
+		for _, c := range s.out {
+			fc := sp.file.schema.lookup(c.Name)
+			if c.Partition || fc == nil || seen[fc.leaf] || !slices.Contains(dl, fc.leaf) || !ownDictLeaf(sp.file, rg, fc.leaf) {
+				continue
+			}
+			seen[fc.leaf] = true
+			dc, err := newDictColumn(fr.ParquetReader(), rg, fc.leaf, fc.name, fc.read)
+			if err != nil {
+				return err
+			}
+			defer dc.close()
+			own = append(own, dc)
+		}
+		for _, leaf := range leaves {
+			if !seen[leaf] {
+				rest = append(rest, leaf)
+			}
+		}
+		leaves = rest
+	}
+	if len(leaves) == 0 { // every column is the scan's own
+		for off := int64(0); off < n; off += int64(s.opt.BatchRows) {
+			m := min(int64(s.opt.BatchRows), n-off)
+			rec, err := s.withOwn(nil, own, m)
+			if err != nil {
+				return err
+			}
+			err = s.emit(sp, rec, 0, 0, m)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	rr, err := fr.GetRecordReader(s.ctx, leaves, []int{rg})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -346,6 +389,13 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 		if rec.NumRows() <= 0 {
 			return fmt.Errorf("%w: empty batch at row %d of %d", ErrCorrupt, pos, n)
 		}
+		var mine arrow.RecordBatch
+		if len(own) > 0 { // only when all rows are read: one range, no seeks
+			if mine, err = s.withOwn(rec, own, rec.NumRows()); err != nil {
+				return err
+			}
+			rec = mine
+		}
 		end := pos + rec.NumRows()
 		for j := i; j < len(rows) && rows[j].start < end; j++ {
 			lo, hi := max(rows[j].start, pos), min(rows[j].end, end)
@@ -353,8 +403,14 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 				continue
 			}
 			if err := s.emit(sp, rec, 0, lo-pos, hi-pos); err != nil {
+				if mine != nil {
+					mine.Release()
+				}
 				return err
 			}
+		}
+		if mine != nil {
+			mine.Release()
 		}
 		pos = end
 		for i < len(rows) && rows[i].end <= pos {
@@ -362,6 +418,34 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 		}
 	}
 	return nil
+}
+
+// withOwn returns a record of rec's columns (rec may be nil) and the next m
+// rows of each of own's, which the caller releases (rec is not consumed).
+func (s *Scanner) withOwn(rec arrow.RecordBatch, own []*dictColumn, m int64) (arrow.RecordBatch, error) {
+	var (
+		fields []arrow.Field
+		cols   []arrow.Array
+	)
+	if rec != nil {
+		fields, cols = append(fields, rec.Schema().Fields()...), append(cols, rec.Columns()...)
+	}
+	var mine []arrow.Array
+	defer func() {
+		for _, a := range mine {
+			a.Release()
+		}
+	}()
+	for _, dc := range own {
+		a, err := dc.next(s.decAlloc, int(m))
+		if err != nil {
+			return nil, err
+		}
+		mine = append(mine, a)
+		fields = append(fields, arrow.Field{Name: dc.name, Type: dc.typ, Nullable: true})
+		cols = append(cols, a)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, m), nil
 }
 
 // inflatedReader opens pqarrow over an inflated row group.
