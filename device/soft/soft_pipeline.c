@@ -1028,6 +1028,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
   uint32_t n = v->n;
   r->alias = 0;
   r->str1 = 0;
+  r->narrow = 0;
   r->data = r->own;
   r->all_valid = (uint32_t)col->all_valid;
   if (!col->all_valid) expand_bits(r->valid, col->validity, e0, n);
@@ -1175,8 +1176,54 @@ static void code_filter(const pl_prog *P, const pl_step *s, soft_vec *v, uint16_
   v->sel_n = m;
 }
 
+/* Widens a narrow register (soft_reg.narrow) in place: the int64_t values
+   at own + 8 * VS become __int128 at own. Row i's wide value covers the
+   narrow values of rows 2i - VS and 2i - VS + 1, both <= i: rows in
+   increasing order, each read before written, never overwrite a value
+   still to be read. Dense (most rows selected): rows 0..n-1, eight at a
+   time (the block at row i writes below every later block's values since
+   i <= VS - 8 for a block that has a later one); else only the selected
+   rows. may_alias keeps the compiler from reordering across the overlap. */
+typedef int64_t pl_i64a __attribute__((may_alias));
+typedef i128 pl_i128a __attribute__((may_alias));
+static void reg_widen(soft_reg *R, const soft_vec *v) {
+  if (!R->narrow) return;
+  const pl_i64a *x = (const pl_i64a *)R->data;
+  pl_i128a *o = (pl_i128a *)(void *)R->own;
+  const uint32_t n = v->n;
+  if (v->sel && 4ull * v->sel_n < 3ull * n) {
+    for (uint32_t j = 0; j < v->sel_n; j++) {
+      const uint32_t i = v->sel[j];
+      const int64_t t = x[i];
+      o[i] = (i128)t;
+    }
+  } else {
+    for (uint32_t i = 0; i < n; i += 8) {
+      int64_t t[8];
+      const uint32_t m = n - i < 8 ? n - i : 8;
+      for (uint32_t j = 0; j < m; j++) t[j] = x[i + j];
+      for (uint32_t j = 0; j < m; j++) o[i + j] = (i128)t[j];
+    }
+  }
+  R->data = R->own;
+  R->narrow = 0;
+}
+
+/* Kernels that read a narrow I128 operand as 64-bit storage: those whose
+   instruction names each operand's storage (p2 for a, p3 for b) and read
+   it through that, so the interpreter passes I64 there instead. */
+static int narrow_aware(uint32_t op) {
+  switch (op) {
+    case HADOS_K_DEC_ADD: case HADOS_K_DEC_SUB: case HADOS_K_DEC_MUL: case HADOS_K_DEC_DIV: case HADOS_K_DEC_MOD:
+    case HADOS_K_DEC_RESCALE:
+      return 1;
+  }
+  return 0;
+}
+
 /* SINK_PROJECT: appends the selected rows; E_NOMEM when the output is full. */
 static int sink_project(pl_prog *P, const soft_vec *v) {
+  for (uint32_t j = 0; j < P->n_proj; j++) reg_widen(&P->regs[P->proj[j]], v);
   uint64_t room = P->out_cap - P->out_rows;
   uint32_t m = v->sel_n < room ? v->sel_n : (uint32_t)room;
   for (uint32_t j = 0; j < P->n_proj; j++) { /* rows whose strings fit */
@@ -1239,6 +1286,12 @@ static int sink_project(pl_prog *P, const soft_vec *v) {
 
 static int sink_agg(pl_prog *P, const soft_vec *v) {
   const soft_reg *keys[16], *args[64], *args2[64];
+  for (uint32_t k = 0; k < P->agg.n_keys; k++) reg_widen(&P->regs[P->agg.key_regs[k]], v);
+  for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
+    const hados_agg *g = &P->agg.aggs[j];
+    if (g->arg != 0xffff) reg_widen(&P->regs[g->arg], v);
+    if ((g->flags & HADOS_AGGF_MERGE) && g->arg2 != 0xffff) reg_widen(&P->regs[g->arg2], v);
+  }
   for (uint32_t k = 0; k < P->agg.n_keys; k++) keys[k] = &P->regs[P->agg.key_regs[k]];
   for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
     const hados_agg *g = &P->agg.aggs[j];
@@ -1282,6 +1335,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
         dst->data = c->data;
         dst->alias = 1;
         dst->str1 = 0;
+        dst->narrow = 0;
         dst->all_valid = c->all_valid;
         if (!c->all_valid) memset(dst->valid, 0, v->n);
         continue;
@@ -1289,8 +1343,28 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     }
     soft_reg sa, sb, sc;
     soft_kctx k;
+    hados_insn nin;
     k.v = v;
     k.in = in;
+    /* narrow operands: read as I64 storage by the kernels that can, widened
+       for every other (and when the kernel writes over them) */
+    if (s->use_a && s->ca < 0 && P->regs[in->a].narrow) {
+      if (!narrow_aware(in->op) || in->a == in->dst) {
+        reg_widen(&P->regs[in->a], v);
+      } else {
+        if (k.in == in) nin = *in, k.in = &nin;
+        nin.p2 = HADOS_VT_I64;
+      }
+    }
+    if (s->use_b && s->cb < 0 && P->regs[in->b].narrow) {
+      if (!narrow_aware(in->op) || in->op == HADOS_K_DEC_RESCALE || in->b == in->dst) {
+        reg_widen(&P->regs[in->b], v);
+      } else {
+        if (k.in == in) nin = *in, k.in = &nin;
+        nin.p3 = HADOS_VT_I64;
+      }
+    }
+    if (s->use_c && P->regs[in->c].narrow) reg_widen(&P->regs[in->c], v);
     k.index = ii;
     k.consts = P->cv;
     k.arena = arena;
@@ -1335,6 +1409,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     dst->data = dst->own;
     dst->alias = 0;
     dst->str1 = 0;
+    dst->narrow = 0;
     k.dst = dst;
     k.sel_out = NULL;
     k.vout = NULL;

@@ -41,6 +41,11 @@ typedef struct soft_reg {
                          the vector (valid or not) is a one-byte string and row i's
                          byte is at ((soft_str *)data)[0].ptr + i (a plain column of
                          one-character strings: its bytes are one contiguous array) */
+  uint32_t narrow;    /* I128 only, for this vector: 1 when data holds int64_t values (the
+                         register's logical type stays I128; kernels proved every value fits
+                         64 bits) at own + 8 * HADOS_VECTOR_SIZE. Only kernels the interpreter
+                         lists as narrow-aware read it so; it widens the register in place
+                         (soft_reg_widen) before any other consumer, sinks included */
   uint8_t *valid;     /* HADOS_VECTOR_SIZE validity bytes (own storage) */
   void *data;         /* values: int32_t, int64_t, double, __int128, uint8_t (BOOL), soft_str */
   uint8_t *own;       /* the register's own data storage (16 * HADOS_VECTOR_SIZE bytes) */

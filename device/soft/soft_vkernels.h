@@ -179,6 +179,16 @@ VK_INLINE void vk_set_null(soft_reg *d, const soft_vec *v, uint32_t i) {
   d->valid[i] = 0;
 }
 
+/* The narrow storage of an I128 register (soft_reg.narrow): int64_t values
+   at own + 8 * HADOS_VECTOR_SIZE. A kernel whose I128 result provably fits
+   64 bits for every row it writes fills it and calls vk_set_narrow; the
+   interpreter widens the register for any consumer that reads 128 bits. */
+VK_INLINE int64_t *vk_narrow_buf(soft_reg *d) { return (int64_t *)(void *)(d->own + 8ull * HADOS_VECTOR_SIZE); }
+VK_INLINE void vk_set_narrow(soft_reg *d) {
+  d->data = vk_narrow_buf(d);
+  d->narrow = 1;
+}
+
 /* Reserves n bytes of the vector's string arena (NULL when full). */
 static inline uint8_t *vk_arena(soft_arena *a, uint64_t n) {
   if (n > a->cap - a->used) return NULL;

@@ -364,9 +364,8 @@ VK_INLINE uint64_t narrow_lim(int64_t m) { return (uint64_t)(((int64_t)1 << 62) 
     bad |= ((uint64_t)a_ + la > 2 * la) | ((uint64_t)b_ + lb > 2 * lb);                              \
     o[i] = (int64_t)((uint64_t)a_ * (uint64_t)ma + (uint64_t)b_ * (uint64_t)mb);                     \
   })
-VK_INLINE int dec_addsub_narrow(soft_kctx *k, const int64_t *x, const int64_t *y, int64_t ma, int64_t mb) {
+VK_INLINE int dec_addsub_narrow(soft_kctx *k, const int64_t *x, const int64_t *y, int64_t ma, int64_t mb, int64_t *o) {
   const soft_vec *v = k->v;
-  int64_t *o = k->dst->data;
   const uint64_t la = narrow_lim(ma), lb = narrow_lim(mb < 0 ? -mb : mb);
   uint64_t bad = 0;
   if (k->ka) {
@@ -396,8 +395,12 @@ VK_INLINE int dec_addsub_body(soft_kctx *k) {
     const int64_t *x = k->a->data, *y = k->b->data;
     const i128 ma = soft_pow10_i128[sa], mb = soft_pow10_i128[sb] * (sub ? -1 : 1);
     if (d->vtype == HADOS_VT_I128) {
-      i128 *o = d->data;
-      VK_ROWS(v, o[i] = (i128)x[i] * ma + (i128)y[i] * mb);
+      if (dec_addsub_narrow(k, x, y, (int64_t)ma, (int64_t)mb, vk_narrow_buf(d))) {
+        vk_set_narrow(d); /* every row fits 64 bits: the register stays narrow */
+      } else {
+        i128 *o = d->data;
+        VK_ROWS(v, o[i] = (i128)x[i] * ma + (i128)y[i] * mb);
+      }
     } else if (sa == 0 && sb == 0) {
       int64_t *o = d->data;
       VK_ROWS(v, {
@@ -406,7 +409,7 @@ VK_INLINE int dec_addsub_body(soft_kctx *k) {
         o[i] = r;
         if (of) dec_put(d, v, i, 0, 0);
       });
-    } else if (!dec_addsub_narrow(k, x, y, (int64_t)ma, (int64_t)mb)) {
+    } else if (!dec_addsub_narrow(k, x, y, (int64_t)ma, (int64_t)mb, d->data)) {
       VK_ROWS(v, dec_put(d, v, i, (i128)x[i] * ma + (i128)y[i] * mb, 1));
     }
     return HADOS_OK;
@@ -466,6 +469,37 @@ VK_INLINE int dec_mul_narrow(soft_kctx *k) {
   return 1;
 }
 
+VK_INLINE uint64_t vk_abs64(int64_t x) { return x < 0 ? 0 - (uint64_t)x : (uint64_t)x; }
+VK_INLINE int vk_bits(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+/* I64 x I64 -> I128 (no rounding) in 64-bit lanes into the narrow storage:
+   the products wrap while ORs of the magnitudes bound them; when
+   |a| < 2^ba and |b| < 2^bb with ba + bb <= 63 every product fits 64 bits
+   and the register becomes narrow (returns 1). Otherwise returns 0 and the
+   caller takes the 128-bit path. */
+VK_INLINE int dec_mul_narrow64(soft_kctx *k, const int64_t *x, const int64_t *y) {
+  const soft_vec *v = k->v;
+  int64_t *o = vk_narrow_buf(k->dst);
+  uint64_t ox = 0, oy = 0;
+  if (k->kb) {
+    const int64_t c = k->kb->i;
+    oy = vk_abs64(c);
+    VK_ROWS(v, {
+      ox |= vk_abs64(x[i]);
+      o[i] = (int64_t)((uint64_t)x[i] * (uint64_t)c);
+    });
+  } else {
+    VK_ROWS(v, {
+      ox |= vk_abs64(x[i]);
+      oy |= vk_abs64(y[i]);
+      o[i] = (int64_t)((uint64_t)x[i] * (uint64_t)y[i]);
+    });
+  }
+  if (vk_bits(ox) + vk_bits(oy) > 63) return 0;
+  vk_set_narrow(k->dst);
+  return 1;
+}
+
 VK_INLINE int dec_mul_body(soft_kctx *k) {
   const soft_vec *v = k->v;
   const hados_insn *in = k->in;
@@ -476,6 +510,7 @@ VK_INLINE int dec_mul_body(soft_kctx *k) {
   if (ta == HADOS_VT_I64 && tb == HADOS_VT_I64) {
     const int64_t *x = k->a->data, *y = k->b->data;
     if (p == 0 && d->vtype == HADOS_VT_I128) {
+      if (dec_mul_narrow64(k, x, y)) return HADOS_OK;
       i128 *o = d->data;
       if (k->kb) {
         const i128 c = (i128)k->kb->i;
@@ -616,6 +651,18 @@ VK_INLINE int dec_rescale_body(soft_kctx *k) {
     /* widening (and scaling up) a 64-bit value: |x| * 10^18 < 2^127, exact */
     const int64_t *x = k->a->data;
     const i128 m = soft_pow10_i128[p];
+    /* narrow when every |x| * 10^p < 2^62 */
+    const uint64_t lim = narrow_lim((int64_t)m);
+    int64_t *n64 = vk_narrow_buf(d);
+    uint64_t bad = 0;
+    VK_ROWS(v, {
+      bad |= (uint64_t)x[i] + lim > 2 * lim;
+      n64[i] = (int64_t)((uint64_t)x[i] * (uint64_t)m);
+    });
+    if (!bad) {
+      vk_set_narrow(d);
+      return HADOS_OK;
+    }
     i128 *o = d->data;
     VK_ROWS(v, o[i] = (i128)x[i] * m);
     return HADOS_OK;
