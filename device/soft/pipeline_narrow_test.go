@@ -69,6 +69,8 @@ func narrowSteps() []narrowStep {
 		dec(device.KDecMul, I128, 4, 0, 1, 0, I64, I64, 0),             // a * b: narrow producer
 		dec(device.KDecMul, I128, 5, 4, 2, 0, I128, I64, 0),            // (a * b) * c: narrow operand and result
 		dec(device.KDecAdd, I128, 6, 5, 4, 0, I128, I128, 1),           // both operands narrow, rescaled
+		dec(device.KDecCheck, I128, 14, 5, 0, 38, 0, 0, 0),             // 38 digits of a narrow register: a narrow copy
+		dec(device.KDecCheck, I128, 15, 4, 0, 19, 0, 0, 0),             // 19 digits: still a copy (every int64 fits)
 		dec(device.KDecCheck, I128, 7, 5, 0, 12, 0, 0, 0),              // needs 128 bits: widened
 		dec(device.KDecRescale, I64, 8, 6, 0, -2, I128, 0, 0),          // narrow to I64, rounding
 		dec(device.KDecMul, I128, 9, 4, 4, 3, I128, I128, 0),           // a register times itself, rounding
@@ -93,9 +95,9 @@ func narrowPipeline(e *env, cols [4]vcol, seed uint64) *device.Pipeline {
 		p.Insns = append(p.Insns, device.Insn{Op: device.KColumn, VType: c.vt, Dst: uint16(j), P1: int32(j)})
 	}
 	p.Insns = append(p.Insns, device.Insn{Op: device.KFilter, A: 3})
-	// registers 4..13
+	// registers 4..15
 	p.RegTypes = append(p.RegTypes, device.VTI128, device.VTI128, device.VTI128, device.VTI128, device.VTI64, device.VTI128,
-		device.VTI128, device.VTI128, device.VTI128, device.VTBool)
+		device.VTI128, device.VTI128, device.VTI128, device.VTBool, device.VTI128, device.VTI128)
 	for _, s := range narrowSteps() {
 		p.Insns = append(p.Insns, s.in)
 	}
@@ -127,7 +129,7 @@ func narrowInputs(r *rand.Rand, n int, nullRate float64, keepOf10 int, ext []int
 
 // narrowRef runs the reference chain over row i: the value of every register.
 func narrowRef(cols [4]vcol, i int) []val {
-	regs := make([]val, 14)
+	regs := make([]val, 16)
 	for j := 0; j < 3; j++ {
 		regs[j] = cols[j].vals[i]
 	}
@@ -141,7 +143,7 @@ func narrowRef(cols [4]vcol, i int) []val {
 	return regs
 }
 
-var narrowProj = []uint16{4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+var narrowProj = []uint16{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 
 func TestPipelineNarrowDecimals(t *testing.T) {
 	for _, simd := range []string{"scalar", "avx2", "avx512"} {
@@ -210,10 +212,10 @@ func TestPipelineNarrowAgg(t *testing.T) {
 			}
 			p.Columns = append(p.Columns, e.putColumn(keys, colEnc{}))
 			p.RegTypes = append(p.RegTypes, device.VTI32)
-			p.Insns = append(p.Insns, device.Insn{Op: device.KColumn, VType: device.VTI32, Dst: 14, P1: int32(len(p.Columns) - 1)})
+			p.Insns = append(p.Insns, device.Insn{Op: device.KColumn, VType: device.VTI32, Dst: 16, P1: int32(len(p.Columns) - 1)})
 			p.Sink = device.SinkAgg
-			summed := []uint16{4, 5, 6, 9, 10, 11, 12}
-			spec := &device.AggSpec{KeyRegs: []uint16{14}, KeyVTypes: []device.VType{device.VTI32}}
+			summed := []uint16{4, 5, 6, 9, 10, 11, 12, 14}
+			spec := &device.AggSpec{KeyRegs: []uint16{16}, KeyVTypes: []device.VType{device.VTI32}}
 			cols2 := []device.Column{e.outColumn(device.VTI32, 8, 0)}
 			for _, reg := range summed {
 				spec.Aggs = append(spec.Aggs, device.Agg{Func: device.AggSum, Flags: device.AggDecimal, Arg: reg,

@@ -97,7 +97,35 @@ func (b *Builder) decimalArith(e *expr.Expr) (reg, error) {
 	if err != nil {
 		return reg{}, err
 	}
+	if digits := quotientOrProductDigits(e.Op, ta, tb, t, in.P1); digits > t.Precision {
+		// a type capped at 38 digits: the exact value may have more,
+		// which Spark's CheckOverflow makes null; the kernel only nulls
+		// what does not fit its 128-bit storage
+		if d, err = b.op(device.KDecCheck, vt, vt, device.Insn{A: d, P1: int32(t.Precision)}); err != nil {
+			return reg{}, err
+		}
+	}
 	return b.toDecimal(reg{d, vt, exact}, t)
+}
+
+// quotientOrProductDigits is how many digits the result of a decimal
+// multiply or divide at t's scale may have (0 for the other operators,
+// whose exact type already counts them): the operands' integer digits
+// (a divisor's scale adds to a quotient's), t's scale, and one more when
+// the kernel rounds (a carry: 9.99 -> 10.0). shift is the kernel's
+// rounding shift (product) or scale-up (quotient).
+func quotientOrProductDigits(op expr.Op, ta, tb, t types.DataType, shift int32) int {
+	switch op {
+	case expr.OpMul:
+		d := ta.Precision - ta.Scale + tb.Precision - tb.Scale + t.Scale
+		if shift > 0 {
+			d++
+		}
+		return d
+	case expr.OpDiv:
+		return ta.Precision - ta.Scale + tb.Scale + t.Scale + 1
+	}
+	return 0
 }
 
 // cast compiles Spark's non-ANSI casts between the supported types.
