@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
+	"github.com/hados-io/hados/operators/optest"
 	"github.com/hados-io/hados/operators/pipeline"
 	"github.com/hados-io/hados/operators/types"
 )
@@ -95,23 +95,6 @@ func dictRecord(t *testing.T, mem memory.Allocator, r *rand.Rand, rows int, null
 	return plain, dict
 }
 
-func renderRows(recs []arrow.Record) string {
-	var out []string
-	for _, r := range recs {
-		for i := 0; i < int(r.NumRows()); i++ {
-			var b strings.Builder
-			for _, c := range r.Columns() {
-				b.WriteString(c.ValueStr(i))
-				b.WriteByte('|')
-			}
-			out = append(out, b.String())
-		}
-		r.Release()
-	}
-	sort.Strings(out)
-	return strings.Join(out, "\n")
-}
-
 func colOf(s *arrow.Schema, j int) *expr.Expr {
 	dt, err := types.FromArrow(s.Field(j).Type)
 	if err != nil {
@@ -163,7 +146,7 @@ func TestPipelineDictionaryInputs(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: FilterProject over %s: %v", name, what, err)
 					}
-					fp = renderRows(out)
+					fp = strings.Join(optest.SortedRows(out), "\n")
 					sum := colOf(s, 1)
 					h, err := operators.NewHashAggregate(tgt, operators.NewRecordSource(s, rec),
 						expr.Call(expr.OpLt, tBool, colOf(s, 5), expr.Literal(int64(5e11), types.LongType)),
@@ -180,7 +163,7 @@ func TestPipelineDictionaryInputs(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: HashAggregate over %s: %v", name, what, err)
 					}
-					return fp, renderRows(out)
+					return fp, strings.Join(optest.SortedRows(out), "\n")
 				}
 				pfp, pagg := run(ps, plain, "plain")
 				dfp, dagg := run(ds, dict, "dictionaries")

@@ -2,7 +2,6 @@ package tpchpipes_test
 
 import (
 	"context"
-	"sort"
 	"strings"
 	"testing"
 
@@ -10,60 +9,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/hados-io/hados/device"
-	_ "github.com/hados-io/hados/device/soft"
-	"github.com/hados-io/hados/dma"
 	"github.com/hados-io/hados/internal/tpchpipes"
-	hmem "github.com/hados-io/hados/memory"
 	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/optest"
 )
 
 func newTarget(tb testing.TB, cfg string) *operators.Target {
-	tb.Helper()
-	set, err := device.OpenString(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d := set.Devices()[0]
-	t := &operators.Target{Device: d, Pool: hmem.NewDevicePool(d, hmem.PoolOptions{}), Host: hmem.NewHostPool(hmem.PoolOptions{}, false)}
-	t.Account = hmem.NewAccount("task", 0, t.Pool.Account())
-	if t.DMA, err = dma.New(d, dma.Options{}); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := t.DMA.Close(); err != nil {
-			tb.Error(err)
-		}
-		if n := t.Account.InUse(); n != 0 {
-			tb.Errorf("task account holds %d bytes at the end", n)
-		}
-		if err := t.Pool.Close(); err != nil {
-			tb.Error(err)
-		}
-		if err := t.Host.Close(); err != nil {
-			tb.Error(err)
-		}
-		set.Close()
-	})
-	return t
-}
-
-// rows renders records as sorted lines of column values.
-func rows(tb testing.TB, recs []arrow.Record) []string {
-	var out []string
-	for _, r := range recs {
-		for i := 0; i < int(r.NumRows()); i++ {
-			var b strings.Builder
-			for _, c := range r.Columns() {
-				b.WriteString(c.ValueStr(i))
-				b.WriteByte('|')
-			}
-			out = append(out, b.String())
-		}
-		r.Release()
-	}
-	sort.Strings(out)
-	return out
+	return optest.NewTarget(tb, cfg)
 }
 
 // TestLayoutsAgree: Q1 and Q6 over the Dict layout (int8-coded
@@ -92,7 +44,7 @@ func TestLayoutsAgree(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s over dictionaries: %v", q.name, err)
 				}
-				p, d := rows(t, pout), rows(t, dout)
+				p, d := optest.SortedRows(pout), optest.SortedRows(dout)
 				if strings.Join(p, "\n") != strings.Join(d, "\n") || len(p) == 0 {
 					t.Errorf("%s: plain\n%s\ndict\n%s", q.name, strings.Join(p, "\n"), strings.Join(d, "\n"))
 				}
