@@ -63,6 +63,19 @@ func drainJoin(ctx context.Context, op operators.Operator) (rows [][]any, batche
 // graceTarget gives tgt a quota of limit bytes and a spill manager in a
 // test directory; the returned function restores tgt and checks that the
 // quota is back to zero and the manager's directory is empty.
+// joinMaker returns a constructor of the same hash join of left and right
+// (over joinSchema) on tgt, for running it again (unlimited, then under a
+// quota).
+func joinMaker(t *testing.T, tgt *operators.Target, left, right []arrow.Record, spec operators.JoinSpec) func() *operators.HashJoin {
+	return func() *operators.HashJoin {
+		j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, left...), operators.NewRecordSource(joinSchema, right...), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+}
+
 func graceTarget(t *testing.T, tgt *operators.Target, limit uint64) func() {
 	t.Helper()
 	m, err := spill.NewManager(t.TempDir(), exchange.LZ4)
@@ -121,13 +134,7 @@ func TestHashJoinGrace(t *testing.T) {
 					}
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build), func(t *testing.T) {
 						spec := sc.spec(typ, build)
-						newJoin := func() *operators.HashJoin {
-							j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
-							if err != nil {
-								t.Fatal(err)
-							}
-							return j
-						}
+						newJoin := joinMaker(t, tgt, lrecs, rrecs, spec)
 						mem, _, err := drainJoin(ctx, newJoin())
 						if err != nil {
 							t.Fatal(err)

@@ -58,13 +58,7 @@ func TestHashJoinOutputUnderQuota(t *testing.T) {
 					}
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", mode, sc.name, typ, build), func(t *testing.T) {
 						spec := sc.spec(typ, build)
-						newJoin := func() *operators.HashJoin {
-							j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
-							if err != nil {
-								t.Fatal(err)
-							}
-							return j
-						}
+						newJoin := joinMaker(t, tgt, lrecs, rrecs, spec)
 						unlimited, _, err := drainJoin(ctx, newJoin())
 						if err != nil {
 							t.Fatal(err)
@@ -144,13 +138,7 @@ func TestHashJoinOutputSkewedRows(t *testing.T) {
 	for _, typ := range []operators.JoinType{operators.JoinInner, operators.JoinLeftOuter, operators.JoinFullOuter} {
 		t.Run(typ.String(), func(t *testing.T) {
 			spec := operators.JoinSpec{Type: typ, LeftKeys: keyExprs(1), RightKeys: keyExprs(1)}
-			newJoin := func() *operators.HashJoin {
-				j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, probe...), operators.NewRecordSource(joinSchema, build...), spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return j
-			}
+			newJoin := joinMaker(t, tgt, probe, build, spec)
 			unlimited, _, err := drainJoin(ctx, newJoin())
 			if err != nil {
 				t.Fatal(err)

@@ -26,13 +26,7 @@ func TestGraceHostBuffersCharged(t *testing.T) {
 	defer releaseAll(lrecs)
 	defer releaseAll(rrecs)
 	spec := operators.JoinSpec{Type: operators.JoinInner, LeftKeys: keyExprs(2), RightKeys: keyExprs(2)}
-	newJoin := func() *operators.HashJoin {
-		j, err := operators.NewHashJoin(tgt, operators.NewRecordSource(joinSchema, lrecs...), operators.NewRecordSource(joinSchema, rrecs...), spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return j
-	}
+	newJoin := joinMaker(t, tgt, lrecs, rrecs, spec)
 	mem, _, err := drainJoin(ctx, newJoin())
 	if err != nil {
 		t.Fatal(err)

@@ -939,6 +939,22 @@ static inline int64_t code_at(const pl_col *col, uint64_t e) {
   return ld_i32(col->data + 4 * e);
 }
 
+/* Row i's dictionary code (code element e) into *code, -1 for a null row
+   whose code lies outside [0, dl) (its value is never read); E_INVALID
+   naming the row for a valid one. */
+static inline int row_code(const pl_prog *P, uint32_t ins, const pl_col *col, const soft_reg *r, const soft_vec *v, uint32_t i,
+                           uint64_t e, uint64_t dl, int64_t *code) {
+  int64_t c = code_at(col, e);
+  if (c < 0 || (uint64_t)c >= dl) {
+    if (r->all_valid || r->valid[i])
+      return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins, P->steps[ins].in.p1,
+                 (unsigned long long)(v->row0 + i), (long long)c, (unsigned long long)dl);
+    c = -1;
+  }
+  *code = c;
+  return HADOS_OK;
+}
+
 /* The largest code of n rows from element e0 as unsigned (a negative code
    is huge): one branchless pass that vectorises. */
 #define MAXCODE(T)                                                          \
@@ -1008,12 +1024,10 @@ static int load_dict_fixed(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg
   /* some code is out of range (or the codes are misaligned): row by row,
      null rows take entry 0 (or zero) */
   for (uint32_t i = 0; i < n; i++) {
-    int64_t code = code_at(col, e0 + i);
+    int64_t code = 0;
+    TRY(row_code(P, ins, col, r, v, i, e0 + i, dl, &code));
     uint8_t *o = r->own + (size_t)i * col->dict_width;
-    if (code < 0 || (uint64_t)code >= dl) {
-      if (r->all_valid || r->valid[i])
-        return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins, P->steps[ins].in.p1,
-                   (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
+    if (code < 0) {
       memset(o, 0, col->dict_width);
       continue;
     }
@@ -1061,13 +1075,9 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
             }
           }
           for (uint32_t i = 0; i < n; i++) {
-            int64_t code = code_at(col, e0 + i);
-            if (code < 0 || (uint64_t)code >= dl) {
-              if (r->all_valid || r->valid[i])
-                return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins,
-                           P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
-              code = 0;
-            }
+            int64_t code = 0;
+            TRY(row_code(P, ins, col, r, v, i, e0 + i, dl, &code));
+            if (code < 0) code = 0;
             b[i] = col->dict_byte[code];
             o[i] = (soft_str){b + i, 1, 0};
           }
@@ -1075,11 +1085,9 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
           return HADOS_OK;
         }
         for (uint32_t i = 0; i < n; i++) {
-          int64_t code = code_at(col, e0 + i);
-          if (code < 0 || (uint64_t)code >= dl) {
-            if (r->all_valid || r->valid[i])
-              return BAD("instruction %u (COLUMN): column %d row %llu: dictionary code %lld outside [0, %llu)", ins,
-                         P->steps[ins].in.p1, (unsigned long long)(v->row0 + i), (long long)code, (unsigned long long)dl);
+          int64_t code = 0;
+          TRY(row_code(P, ins, col, r, v, i, e0 + i, dl, &code));
+          if (code < 0) {
             o[i] = (soft_str){col->dict_data, 0, 0};
             continue;
           }

@@ -141,6 +141,26 @@ func deviceLayout(mem memory.Allocator, arr arrow.Array) arrow.Array {
 	return b.NewArray()
 }
 
+// firstSeenCodes gives row i the int8 code of value(i), numbering values
+// in first-seen order and appending each new one with add; an error past
+// 128 distinct values.
+func firstSeenCodes[T comparable](value func(int) T, add func(T)) func(i int) (int8, error) {
+	codes := map[T]int8{}
+	return func(i int) (int8, error) {
+		v := value(i)
+		c, ok := codes[v]
+		if !ok {
+			if len(codes) == math.MaxInt8+1 {
+				return 0, fmt.Errorf("more than %d distinct values", math.MaxInt8+1)
+			}
+			c = int8(len(codes))
+			codes[v] = c
+			add(v)
+		}
+		return c, nil
+	}
+}
+
 // DictEncode returns arr (decimal64 or utf8) as a dictionary array with
 // int8 codes, the values in first-seen order; an error when arr has more
 // than 127 distinct values. The caller releases the result.
@@ -153,35 +173,9 @@ func DictEncode(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 	var code func(i int) (int8, error)
 	switch a := arr.(type) {
 	case *array.Decimal64:
-		codes := map[decimal.Decimal64]int8{}
-		code = func(i int) (int8, error) {
-			v := a.Value(i)
-			c, ok := codes[v]
-			if !ok {
-				if len(codes) == math.MaxInt8+1 {
-					return 0, fmt.Errorf("more than %d distinct values", math.MaxInt8+1)
-				}
-				c = int8(len(codes))
-				codes[v] = c
-				vb.(*array.Decimal64Builder).Append(v)
-			}
-			return c, nil
-		}
+		code = firstSeenCodes(a.Value, vb.(*array.Decimal64Builder).Append)
 	case *array.String:
-		codes := map[string]int8{}
-		code = func(i int) (int8, error) {
-			v := a.Value(i)
-			c, ok := codes[v]
-			if !ok {
-				if len(codes) == math.MaxInt8+1 {
-					return 0, fmt.Errorf("more than %d distinct values", math.MaxInt8+1)
-				}
-				c = int8(len(codes))
-				codes[v] = c
-				vb.(*array.StringBuilder).Append(v)
-			}
-			return c, nil
-		}
+		code = firstSeenCodes(a.Value, vb.(*array.StringBuilder).Append)
 	default:
 		return nil, fmt.Errorf("dictionary encoding of %s", arr.DataType())
 	}
