@@ -47,13 +47,21 @@ func (g *Gather) Encode() ([]byte, error) {
 // relHeader allocates a descriptor of n elements of elem bytes after the
 // common header, and fills the header.
 func relHeader(magic uint32, elem, n int, rows uint64) []byte {
-	size := SizeofRelHeader + elem*n
+	b := relDescriptor(magic, SizeofRelHeader, elem, n)
+	binary.LittleEndian.PutUint64(b[16:], rows)
+	return b
+}
+
+// relDescriptor allocates a descriptor of a hdr-byte header and n
+// elements of elem bytes, and fills the first 16 bytes every relational
+// descriptor starts with: magic, version, size, element count.
+func relDescriptor(magic uint32, hdr, elem, n int) []byte {
+	size := hdr + elem*n
 	b := make([]byte, size)
 	le := binary.LittleEndian
 	le.PutUint32(b, magic)
 	le.PutUint32(b[4:], RelationalVersion)
 	le.PutUint32(b[8:], uint32(size))
 	le.PutUint32(b[12:], uint32(n))
-	le.PutUint64(b[16:], rows)
 	return b
 }

@@ -52,13 +52,8 @@ func (j *Join) Encode() ([]byte, error) {
 	if j.NullSafe != nil && len(j.NullSafe) != len(j.Keys) {
 		return nil, fmt.Errorf("%w: join descriptor: %d null-safe flags for %d keys", ErrInvalid, len(j.NullSafe), len(j.Keys))
 	}
-	size := SizeofJoinHeader + SizeofColumn*len(j.Keys)
-	b := make([]byte, size)
+	b := relDescriptor(JoinMagic, SizeofJoinHeader, SizeofColumn, len(j.Keys))
 	le := binary.LittleEndian
-	le.PutUint32(b, JoinMagic)
-	le.PutUint32(b[4:], RelationalVersion)
-	le.PutUint32(b[8:], uint32(size))
-	le.PutUint32(b[12:], uint32(len(j.Keys)))
 	le.PutUint64(b[16:], j.Rows)
 	for k := range j.Keys {
 		if j.NullSafe != nil && j.NullSafe[k] {

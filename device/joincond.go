@@ -101,13 +101,8 @@ func (c *JoinCond) Encode() ([]byte, error) {
 			return bad("term %d compares %s with %s (want the same of i32, i64, f64, i128)", k, t.A.VType, t.B.VType)
 		}
 	}
-	size := SizeofJoinCondHdr + SizeofJoinTerm*len(c.Terms)
-	b := make([]byte, size)
+	b := relDescriptor(JoinCondMagic, SizeofJoinCondHdr, SizeofJoinTerm, len(c.Terms))
 	le := binary.LittleEndian
-	le.PutUint32(b, JoinCondMagic)
-	le.PutUint32(b[4:], RelationalVersion)
-	le.PutUint32(b[8:], uint32(size))
-	le.PutUint32(b[12:], uint32(len(c.Terms)))
 	le.PutUint32(b[16:], c.Flags)
 	le.PutUint64(b[24:], c.Pairs)
 	le.PutUint64(b[32:], c.ProbeRows)
