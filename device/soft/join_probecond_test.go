@@ -30,23 +30,32 @@ func (e *env) randCond(r *rand.Rand, probeRows, buildRows, nterms int, nullRate 
 	var cols [][2]vcol
 	for k := range nterms {
 		t := device.JoinTerm{Cmp: device.JoinCmp(r.IntN(6)), ABuild: r.IntN(2) == 0, BBuild: r.IntN(2) == 0}
-		if k == 0 && r.IntN(4) != 0 { // mostly probe vs build
-			t.ABuild, t.BBuild = false, true
-		}
-		vt := vts[r.IntN(len(vts))]
-		rowsOf := func(build bool) int {
-			if build {
-				return buildRows
-			}
-			return probeRows
-		}
-		a, b := smallCol(r, vt, rowsOf(t.ABuild), nullRate), smallCol(r, vt, rowsOf(t.BBuild), nullRate)
-		encs := encodingsOf(vt)
-		t.A, t.B = e.putColumn(a, encs[r.IntN(len(encs))]), e.putColumn(b, encs[r.IntN(len(encs))])
+		t, c := e.putTerm(r, t, k, func() device.VType { return vts[r.IntN(len(vts))] }, probeRows, buildRows, nullRate)
 		terms = append(terms, t)
-		cols = append(cols, [2]vcol{a, b})
+		cols = append(cols, c)
 	}
 	return terms, cols
+}
+
+// putTerm gives term k its operands: columns of the type pick gives (after
+// the sides are drawn) over the sides it reads (the first term mostly
+// probe vs build), drawn from a small domain so that equal values are
+// common, written to the device in a random layout.
+func (e *env) putTerm(r *rand.Rand, t device.JoinTerm, k int, pick func() device.VType, probeRows, buildRows int, nullRate float64) (device.JoinTerm, [2]vcol) {
+	if k == 0 && r.IntN(4) != 0 {
+		t.ABuild, t.BBuild = false, true
+	}
+	vt := pick()
+	rowsOf := func(build bool) int {
+		if build {
+			return buildRows
+		}
+		return probeRows
+	}
+	a, b := smallCol(r, vt, rowsOf(t.ABuild), nullRate), smallCol(r, vt, rowsOf(t.BBuild), nullRate)
+	encs := encodingsOf(vt)
+	t.A, t.B = e.putColumn(a, encs[r.IntN(len(encs))]), e.putColumn(b, encs[r.IntN(len(encs))])
+	return t, [2]vcol{a, b}
 }
 
 func TestJoinProbeCondAgainstReference(t *testing.T) {

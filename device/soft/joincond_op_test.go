@@ -109,21 +109,9 @@ func TestJoinCondOp(t *testing.T) {
 								t.Cmp = device.JoinCmp(r.IntN(6))
 								tvt = vts[r.IntN(len(vts))]
 							}
-							if k == 0 && r.IntN(4) != 0 { // mostly probe vs build
-								t.ABuild, t.BBuild = false, true
-							}
-							rowsOf := func(build bool) int {
-								if build {
-									return buildRows
-								}
-								return probeRows
-							}
-							// operands draw from a small domain so that equal values are common
-							a, b := smallCol(r, tvt, rowsOf(t.ABuild), nullRate), smallCol(r, tvt, rowsOf(t.BBuild), nullRate)
-							encs := encodingsOf(tvt)
-							t.A, t.B = e.putColumn(a, encs[r.IntN(len(encs))]), e.putColumn(b, encs[r.IntN(len(encs))])
+							t, c := e.putTerm(r, t, k, func() device.VType { return tvt }, probeRows, buildRows, nullRate)
 							terms = append(terms, t)
-							cols = append(cols, [2]vcol{a, b})
+							cols = append(cols, c)
 						}
 						var pp, bb []int32
 						for p := range probeRows {
