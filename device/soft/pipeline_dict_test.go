@@ -218,6 +218,12 @@ func TestPipelineDictBadCodes(t *testing.T) {
 			if _, err := e.project(p, 300, 64*300); !errIs(err, device.ErrInvalid, "column 0 row 1: dictionary code 1 outside [0, 1)") {
 				t.Errorf("%s codes %d: code out of range: %v", vt, codes, err)
 			}
+			// a count that only loads the column checks its codes too
+			cp := *p
+			cp.Sink, cp.Project = device.SinkCount, nil
+			if _, err := e.runPipeline(&cp, 0, 300, 0); !errIs(err, device.ErrInvalid, "column 0 row 1: dictionary code 1 outside [0, 1)") {
+				t.Errorf("%s codes %d: count over a code out of range: %v", vt, codes, err)
+			}
 			p.Columns[0].DictLength = 0
 			if _, err := e.project(p, 300, 64*300); !errIs(err, device.ErrInvalid, "row 0: dictionary code 0 outside [0, 0)") {
 				t.Errorf("%s codes %d: empty dictionary: %v", vt, codes, err)

@@ -1472,7 +1472,10 @@ static int counting_plan(const pl_prog *P, pl_crange *cr, uint32_t *ncr) {
         continue;
       case HADOS_K_COLUMN: {
         uint32_t vt = P->cols[s->in.p1].c.vtype;
-        col_of[s->in.dst] = (vt == HADOS_VT_I32 || vt == HADOS_VT_I64) && !(P->cols[s->in.p1].c.flags & HADOS_COLF_DICT) ? s->in.p1 : -1;
+        /* a dictionary column's codes are checked as a vector loads it,
+           which counting skips: such programs run vector by vector */
+        if (P->cols[s->in.p1].c.flags & HADOS_COLF_DICT) return 0;
+        col_of[s->in.dst] = vt == HADOS_VT_I32 || vt == HADOS_VT_I64 ? s->in.p1 : -1;
         continue;
       }
       case HADOS_K_CONST:
