@@ -91,8 +91,14 @@ func (b *Builder) tableRows(table string) float64 {
 	return math.Max(1, n*b.scale())
 }
 
+// unknownDistinct is the distinct values assumed of a column the
+// estimates know nothing of, asked for its whole domain (rows +Inf): an
+// equality with a literal then keeps a tenth, as one with another
+// column, rather than nothing.
+const unknownDistinct = 10
+
 // distinct estimates the distinct values of the column named name among
-// rows rows.
+// rows rows (+Inf: in its whole domain).
 func (b *Builder) distinct(name string, rows float64) float64 {
 	switch v := ndv[name].(type) {
 	case float64:
@@ -102,6 +108,9 @@ func (b *Builder) distinct(name string, rows float64) float64 {
 		return math.Min(rows, math.Max(1, v))
 	case string:
 		return math.Min(rows, b.tableRows(v))
+	}
+	if math.IsInf(rows, 1) {
+		return unknownDistinct
 	}
 	return rows
 }

@@ -121,6 +121,11 @@ func TestEstimates(t *testing.T) {
 	if got := b.estRows(cust.n); got != 30_000 {
 		t.Errorf("one segment of customer: %.0f rows", got)
 	}
+	// a column the estimates know nothing of keeps a tenth, not nothing
+	clerk := b.scanWhere("orders", strs("o_orderkey", "o_clerk"), b.Eq(c("o_clerk"), b.Str("Clerk#000000001")))
+	if got := b.estRows(clerk.n); got != 150_000 {
+		t.Errorf("one clerk's orders: %.0f rows, want 150000", got)
+	}
 	orders := b.Scan("orders", "o_orderkey", "o_custkey")
 	j := cust.BJ(orders, "c_custkey", "o_custkey")
 	if got := b.estRows(j.n); got != 300_000 {
