@@ -2209,7 +2209,7 @@ static int fast_codes(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
    key and one of the tuple, with no code array in between. Returns 0,
    having changed nothing but scratch (st->gids), when a row needs the
    general path (fast_codes then fast_rows, which give the same groups). */
-static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, const soft_vec *v, uint32_t m) {
+static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
   const uint32_t nk = st->n_keys, bits = st->fast_bits;
   const uint8_t *b[FAST_KEYS];
   const uint16_t *bc[FAST_KEYS];
@@ -2267,7 +2267,7 @@ static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m
 }
 
 /* Finds (or inserts) the group of every selected row into st->gids. */
-static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, const soft_vec *v, uint32_t m) {
+static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
   int e;
   key_src s = {.regs = keys};
   if (st->n_keys == 0) {
@@ -2287,7 +2287,7 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, const 
     if ((e = switch_to_hash(st))) return e;
   }
   if (st->fast_ok) {
-    if (fast_str1_rows(st, keys, v, m)) return HADOS_OK;
+    if (fast_str1_rows(st, keys, m)) return HADOS_OK;
     if (fast_codes(st, keys, m)) return fast_rows(st, keys, m);
     st->fast_ok = 0;
   }
@@ -2318,10 +2318,7 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
   if (e) return e;
   uint32_t m = v->sel ? v->sel_n : v->n;
   if (m == 0) return HADOS_OK;
-  if (st->rows_only) { /* count(*)s of a global aggregate: the number of rows is all they need */
-    for (uint32_t j = 0; j < st->n_aggs; j++) *(int64_t *)(st->recs.p + st->aggs[j].voff) += m;
-    return HADOS_OK;
-  }
+  if (st->rows_only) return soft_agg_add_rows(st, m); /* count(*)s of a global aggregate: the number of rows is all they need */
   if (v->sel)
     memcpy(st->rows, v->sel, m * sizeof(uint16_t));
   else
@@ -2329,7 +2326,7 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
 
   agg_snap snap;
   snap_take(st, &snap);
-  e = assign_groups(st, keys, v, m);
+  e = assign_groups(st, keys, m);
   if (!e) { /* string values may need arena space: reserve the worst case */
     uint64_t need = 0;
     for (uint32_t j = 0; j < st->n_aggs; j++) {

@@ -88,11 +88,7 @@ static int jc_run(const jc_range *r, const jc_term *terms, uint32_t nt, uint64_t
   } else if (nt == 1 && t->vtype == HADOS_VT_I32) {
     JC_CMPS(int32_t);
   } else {
-    JC_LOOP(({
-      int all = 1;
-      for (uint32_t k = 0; k < nt && all; k++) all = jc_term_pass(&terms[k], (uint64_t)p, (uint64_t)b);
-      all;
-    }));
+    JC_LOOP(jc_pair_pass(terms, nt, (uint64_t)p, (uint64_t)b));
   }
   *passed = n;
   return HADOS_OK;
