@@ -14,9 +14,9 @@ import (
 // vector is kept as int64 storage (soft_reg.narrow) and widened only for a
 // consumer that reads 128 bits. These tests chain producers (DEC_MUL,
 // DEC_ADD/SUB, DEC_RESCALE into I128), narrow-aware consumers (the decimal
-// kernels, with either or both operands narrow, a register multiplied by
-// itself, a register overwritten by its own product) and consumers that
-// need the widening (DEC_CHECK, a comparison, SINK_PROJECT, SINK_AGG), and
+// kernels and DEC_CHECK, with either or both operands narrow, a register
+// multiplied by itself, a register overwritten by its own product) and
+// consumers that need the widening (a comparison, SINK_PROJECT, SINK_AGG), and
 // compare every register with the big-integer reference on random data with
 // nulls, filters keeping about half or ~90% of the rows (the interpreter's
 // dense mode), and rare values around 2^31, 2^63 and sqrt(2^63) that send
@@ -71,7 +71,7 @@ func narrowSteps() []narrowStep {
 		dec(device.KDecAdd, I128, 6, 5, 4, 0, I128, I128, 1),           // both operands narrow, rescaled
 		dec(device.KDecCheck, I128, 14, 5, 0, 38, 0, 0, 0),             // 38 digits of a narrow register: a narrow copy
 		dec(device.KDecCheck, I128, 15, 4, 0, 19, 0, 0, 0),             // 19 digits: still a copy (every int64 fits)
-		dec(device.KDecCheck, I128, 7, 5, 0, 12, 0, 0, 0),              // needs 128 bits: widened
+		dec(device.KDecCheck, I128, 7, 5, 0, 12, 0, 0, 0),              // 12 digits: read narrow, written in 128 bits
 		dec(device.KDecRescale, I64, 8, 6, 0, -2, I128, 0, 0),          // narrow to I64, rounding
 		dec(device.KDecMul, I128, 9, 4, 4, 3, I128, I128, 0),           // a register times itself, rounding
 		dec(device.KDecSub, I128, 10, 0, 2, 0, I64, I64, 2),            // DEC_SUB into I128: narrow producer

@@ -1223,7 +1223,7 @@ static void reg_widen(soft_reg *R, const soft_vec *v) {
 static int narrow_aware(uint32_t op) {
   switch (op) {
     case HADOS_K_DEC_ADD: case HADOS_K_DEC_SUB: case HADOS_K_DEC_MUL: case HADOS_K_DEC_DIV: case HADOS_K_DEC_MOD:
-    case HADOS_K_DEC_RESCALE:
+    case HADOS_K_DEC_RESCALE: case HADOS_K_DEC_CHECK:
       return 1;
   }
   return 0;
@@ -1348,21 +1348,6 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
         if (!c->all_valid) memset(dst->valid, 0, v->n);
         continue;
       }
-    }
-    if (in->op == HADOS_K_DEC_CHECK && s->use_a && s->ca < 0 && in->a != in->dst && in->p1 >= 19 && P->regs[in->a].narrow) {
-      /* a narrow register checked against 19 digits or more: every int64
-         value fits, so the check is a copy of the selected rows' narrow
-         values and validity, and the result stays narrow */
-      const soft_reg *A = &P->regs[in->a];
-      const int64_t *x = A->data;
-      int64_t *o = (int64_t *)(void *)(dst->own + 8 * HADOS_VECTOR_SIZE);
-      VK_ROWS(v, o[i] = x[i]);
-      vk_valid1(dst, A, v);
-      dst->data = o;
-      dst->alias = 0;
-      dst->str1 = 0;
-      dst->narrow = 1;
-      continue;
     }
     soft_reg sa, sb, sc;
     soft_kctx k;

@@ -599,6 +599,22 @@ static int k_dec_check(soft_kctx *k) {
   soft_reg *d = k->dst;
   const i128 lim = soft_pow10_i128[k->in->p1] - 1;
   vk_valid1(d, k->a, v);
+  if (d->vtype == HADOS_VT_I128 && k->in->p2 == HADOS_VT_I64) { /* a narrow operand (the interpreter says so in p2) */
+    const int64_t *x = k->a->data;
+    if (k->in->p1 >= 19) { /* every int64 fits: a copy, and the result stays narrow */
+      int64_t *o = vk_narrow_buf(d);
+      VK_ROWS(v, o[i] = x[i]);
+      vk_set_narrow(d);
+      return HADOS_OK;
+    }
+    i128 *o = d->data;
+    VK_ROWS(v, {
+      i128 y = x[i];
+      o[i] = y;
+      if (y > lim || y < -lim) vk_set_null(d, v, i);
+    });
+    return HADOS_OK;
+  }
   if (d->vtype == HADOS_VT_I64) {
     const int64_t *x = k->a->data;
     int64_t *o = d->data;
