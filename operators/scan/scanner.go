@@ -77,6 +77,9 @@ type scanFile struct {
 	decode *metadata.FileMetaData // what pqarrow decodes with (see decodeMetadata)
 	schema *fileSchema
 	part   map[string]partValue
+	// dictLeaves are the leaves read as dictionaries (dictReadLeaves),
+	// found once with the footer
+	dictLeaves []int
 }
 
 // split is a run of consecutive row groups of one file, decoded by one
@@ -224,6 +227,7 @@ func (s *Scanner) readFooters() error {
 				return err
 			}
 		}
+		f.dictLeaves = s.dictReadLeaves(f)
 	}
 	return nil
 }
@@ -329,10 +333,11 @@ func (s *Scanner) planSplits() {
 			}
 			// room for the split's records (the prefetch budget is what
 			// bounds them; row ranges may cut more, which then wait)
-			sp.ch = make(chan item, max(s.opt.Prefetch, int(min(records+1, maxSplitQueue))))
+			queue := max(s.opt.Prefetch, int(min(records+1, maxSplitQueue)))
 			if !prefetchByBytes {
-				sp.ch = make(chan item, s.opt.Prefetch)
+				queue = s.opt.Prefetch
 			}
+			sp.ch = make(chan item, queue)
 			s.splits = append(s.splits, sp)
 		}
 	}

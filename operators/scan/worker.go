@@ -328,7 +328,7 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 	// decoded by the scan itself (dictpage.go), the rest by pqarrow.
 	var own []*dictColumn
 	if all && ownDictPages {
-		dl := s.dictReadLeaves(sp.file)
+		dl := sp.file.dictLeaves
 		rest := make([]int, 0, len(leaves))
 		seen := map[int]bool{}
 		for _, c := range s.out {
@@ -468,7 +468,7 @@ func (s *Scanner) inflatedReader(v *inflated, f *scanFile) (*pqarrow.FileReader,
 // are read as dictionaries and expanded by emit (dictread.go).
 func (s *Scanner) arrowProps(f *scanFile) pqarrow.ArrowReadProperties {
 	p := pqarrow.ArrowReadProperties{BatchSize: int64(s.opt.BatchRows)}
-	for _, leaf := range s.dictReadLeaves(f) {
+	for _, leaf := range f.dictLeaves {
 		p.SetReadDict(leaf, true)
 	}
 	return p
