@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"fmt"
-
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/race/rules"
@@ -112,34 +110,10 @@ func (s aggSource) label() string {
 	return out
 }
 
-// unfused builds the chain as one FilterProject over the child (or
-// passes the child, or its picked columns, through when a filter has
-// nothing left to test and the projection only picks columns), the
-// operator filterProject builds for it; it closes the child when it fails.
+// unfused builds the chain as the operator filterProject builds for it
+// (filterProjectOver); it closes the child when it fails.
 func (s aggSource) unfused(b *builder) (operators.Operator, error) {
-	if s.project == nil && s.cond == nil {
-		return b.track(label(s.filter), s.child), nil
-	}
-	var op operators.Operator
-	if pp, ok := newPassProject(s.child, s.proj, s.names); ok && s.cond == nil {
-		op = pp
-	} else {
-		fp, err := operators.NewFilterProject(b.target, s.child, s.cond, s.proj, s.names)
-		if err != nil {
-			return nil, closeAfter(s.child, err)
-		}
-		op = fp
-	}
-	var name string
-	switch {
-	case s.filter != nil && s.project != nil:
-		name = fmt.Sprintf("(%d) DpuFilter+(%d) DpuProject", s.filter.Spark.ID, s.project.Spark.ID)
-	case s.project == nil:
-		name = label(s.filter)
-	default:
-		name = label(s.project)
-	}
-	return b.track(name, op), nil
+	return b.filterProjectOver(s.filter, s.project, s.child, s.cond, s.proj, s.names)
 }
 
 // overProjection rewrites an aggregation's keys and call arguments, which

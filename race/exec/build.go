@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hados-io/hados/operators"
+	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/operators/types"
 	"github.com/hados-io/hados/race/plan"
 	"github.com/hados-io/hados/race/rules"
@@ -160,40 +161,46 @@ func (b *builder) filterProject(n *rules.Node, p int) (operators.Operator, error
 		if err != nil {
 			return nil, err
 		}
-		cond := b.pruneNotNull(f.Children[0], p, fpl.Filter)
-		name := fmt.Sprintf("(%d) DpuFilter+(%d) DpuProject", f.Spark.ID, n.Spark.ID)
-		if cond == nil { // nothing left to test
-			if pp, ok := newPassProject(child, pl.Project, pl.Names); ok {
-				return b.track(name, pp), nil
-			}
-		}
-		op, err := operators.NewFilterProject(b.target, child, cond, pl.Project, pl.Names)
-		if err != nil {
-			return nil, closeAfter(child, err)
-		}
-		return b.track(name, op), nil
+		return b.filterProjectOver(f, n, child, b.pruneNotNull(f.Children[0], p, fpl.Filter), pl.Project, pl.Names)
 	}
 	child, err := b.build(n.Children[0], p)
 	if err != nil {
 		return nil, err
 	}
-	var op *operators.FilterProject
 	if n.Kind == rules.DpuFilter {
-		cond := b.pruneNotNull(n.Children[0], p, pl.Filter)
-		if cond == nil { // nothing to test: the scan's rows pass as they are
-			return b.track(label(n), child), nil
-		}
-		op, err = operators.NewFilterProject(b.target, child, cond, nil, nil)
-	} else {
-		if pp, ok := newPassProject(child, pl.Project, pl.Names); ok { // picks and renames only: no copy
-			return b.track(label(n), pp), nil
-		}
-		op, err = operators.NewFilterProject(b.target, child, nil, pl.Project, pl.Names)
+		return b.filterProjectOver(n, nil, child, b.pruneNotNull(n.Children[0], p, pl.Filter), nil, nil)
 	}
+	return b.filterProjectOver(nil, n, child, nil, pl.Project, pl.Names)
+}
+
+// filterProjectOver builds the operator of a filter node and/or a project
+// node (either may be nil) over child: child itself when there is nothing
+// to test or project (a scan's rows pass as they are), a pass-through when
+// the projection only picks and renames columns and nothing is left to
+// test (no copy), else one FilterProject. It closes child when it fails.
+func (b *builder) filterProjectOver(filter, project *rules.Node, child operators.Operator, cond *expr.Expr, proj []*expr.Expr, names []string) (operators.Operator, error) {
+	var name string
+	switch {
+	case filter != nil && project != nil:
+		name = fmt.Sprintf("(%d) DpuFilter+(%d) DpuProject", filter.Spark.ID, project.Spark.ID)
+	case project == nil:
+		name = label(filter)
+	default:
+		name = label(project)
+	}
+	if cond == nil && project == nil {
+		return b.track(name, child), nil
+	}
+	if cond == nil {
+		if pp, ok := newPassProject(child, proj, names); ok {
+			return b.track(name, pp), nil
+		}
+	}
+	op, err := operators.NewFilterProject(b.target, child, cond, proj, names)
 	if err != nil {
 		return nil, closeAfter(child, err)
 	}
-	return b.track(label(n), op), nil
+	return b.track(name, op), nil
 }
 
 // closeAfter closes an operator built for a parent that failed to build.
