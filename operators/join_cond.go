@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -129,22 +130,14 @@ var negatedCmp = map[device.JoinCmp]device.JoinCmp{device.JoinCmpEq: device.Join
 func simpleTerms(cond *expr.Expr, ls, rs *arrow.Schema, left, right []int) []condTerm {
 	nl := ls.NumFields()
 	var terms []condTerm
-	pos := func(cols []int, c int) int {
-		for k, x := range cols {
-			if x == c {
-				return k
-			}
-		}
-		return -1
-	}
 	operand := func(e *expr.Expr) (field arrow.Field, isRight bool, k int, ok bool) {
 		if e.Op != expr.OpColumn || e.Col < 0 {
 			return field, false, 0, false
 		}
 		if e.Col < nl {
-			return ls.Field(e.Col), false, pos(left, e.Col), true
+			return ls.Field(e.Col), false, slices.Index(left, e.Col), true
 		}
-		return rs.Field(e.Col - nl), true, pos(right, e.Col-nl), true
+		return rs.Field(e.Col - nl), true, slices.Index(right, e.Col-nl), true
 	}
 	var walk func(e *expr.Expr) bool
 	walk = func(e *expr.Expr) bool {
