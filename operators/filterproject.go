@@ -18,6 +18,9 @@ import (
 // one device pipeline evaluates the condition (narrowing the selection
 // conjunct by conjunct) and writes the projections of the surviving rows.
 // A nil condition keeps every row; nil projections keep every column.
+// A batch the condition cannot narrow (isnotnull terms over columns
+// without nulls) under projections that only pick columns is handed on as
+// it is, with no device pass (filterpass.go).
 type FilterProject struct {
 	t     *Target
 	child Operator
@@ -27,6 +30,7 @@ type FilterProject struct {
 
 	tmpl    *device.Pipeline
 	regs    []uint16
+	pass    *passPlan // batches handed on unchanged (filterpass.go); nil: none
 	pending []arrow.Record
 	opened  bool
 	stats   Stats
@@ -88,6 +92,9 @@ func (f *FilterProject) Compile() error {
 	}
 	f.tmpl, err = b.Pipeline(make([]device.Column, nin), device.SinkProject, regs, nil)
 	f.regs = regs
+	if err == nil && passBatches {
+		f.pass = newPassPlan(f.child.Schema(), f.cond, f.proj)
+	}
 	return err
 }
 
@@ -161,6 +168,14 @@ func (f *FilterProject) process(ctx context.Context, in arrow.Record) error {
 		return nil
 	}
 	f.stats.RowsIn += int64(rows)
+	if f.pass != nil {
+		if rec := f.pass.take(in, f.out); rec != nil {
+			f.pending = append(f.pending, rec)
+			f.stats.RowsOut += int64(rows)
+			f.stats.Batches++
+			return nil
+		}
+	}
 	st, err := f.t.stagePipeline(ctx, in)
 	if err != nil {
 		return err
@@ -196,6 +211,7 @@ func (f *FilterProject) process(ctx context.Context, in arrow.Record) error {
 func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, strCap int) ([]arrow.Record, error) {
 	parts := f.t.parts(rows)
 	o := newOutputs(f.t)
+	o.uninit = true // the project sink writes every row's value and validity (soft_pipeline.c)
 	defer o.release()
 	vts := make([]device.VType, len(f.proj))
 	for j := range vts {

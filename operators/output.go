@@ -239,9 +239,12 @@ func (o *outputs) array(ctx context.Context, c *outColumn, n int) (arrow.Array, 
 	if err := add(c.validity, (n+7)/8); err != nil {
 		return nil, err
 	}
+	clearTail(bufs[0].Bytes(), n)
 	switch c.vt {
 	case device.VTBool:
-		err = add(c.data, (n+7)/8)
+		if err = add(c.data, (n+7)/8); err == nil {
+			clearTail(bufs[1].Bytes(), n)
+		}
 	case device.VTStr:
 		var off []byte
 		if off, err = o.read(ctx, c.offsets, 4*(n+1)); err == nil {
