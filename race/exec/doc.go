@@ -48,12 +48,17 @@
 // Spark's RangePartitioner and re-partitions the map outputs, so a global
 // Sort above it sorts each partition and the partitions concatenate in
 // order. Like AQE, contiguous small reduce partitions are coalesced into
-// one task up to Env.AdvisoryPartitionBytes; a partition is never split,
+// one task up to Env.AdvisoryPartitionBytes — by default at most the
+// stage's input over the task slots (AQE's parallelismFirst), so that a
+// small shuffle still gives every core a task; a partition is never split,
 // so every key of a final aggregation still meets in one task.
 //
 // Each task is a hados.Task on one device with its memory quota; tasks are
 // spread over the devices round robin and at most Env.Parallelism run at
-// once (default: the engine cores of all devices). A task failing with a
+// once (default: the engine cores of all devices); a freed slot goes to a
+// waiting task of a broadcast stage (or a broadcast table's build) before
+// any other, since the stage joining against it cannot start until it is
+// done, then to the task that asked first. A task failing with a
 // retryable device error (a DMA error, a lost or hung device, exhausted
 // device memory) is tried again on the next device, up to Env.MaxFailures
 // attempts (default: the runtime's spark.hados.task.maxFailures); then the

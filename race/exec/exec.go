@@ -102,7 +102,10 @@ type StageStats struct {
 	Name     string
 	Tasks    int
 	Attempts int // task attempts, retries included
-	Time     time.Duration
+	// Start is when the stage began (its dependencies done), from the
+	// query's start; Time how long it ran.
+	Start time.Duration
+	Time  time.Duration
 }
 
 // Release releases the result's records.

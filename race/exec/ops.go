@@ -287,12 +287,10 @@ func (q *query) prebuild(ctx context.Context, s *stage) {
 	if join == nil {
 		return
 	}
-	select {
-	case q.slots <- struct{}{}:
-	case <-ctx.Done():
+	if q.slots.acquire(ctx, prioBroadcast) != nil {
 		return
 	}
-	defer func() { <-q.slots }()
+	defer q.slots.release()
 	b := &builder{ctx: ctx, q: q, s: s, addr: q.devices[0]}
 	defer b.release()
 	pl, err := b.payload(join)

@@ -126,6 +126,13 @@ type split struct {
 // maxSplitBytes), so that a table of few files still gives every core a
 // task; a file is cut only between row groups. The cores are the
 // devices' (not Env.Parallelism), so that Stages and RunStage agree.
+//
+// Splits are not cut finer to balance the cores: TPC-H SF1's lineitem (3
+// files of 2 row groups) runs as 3 tasks on 2 cores, the last alone, but
+// cutting it into its 6 row groups measured worse at 2 cores (2026-11-29):
+// each split's partial aggregation then emits its own groups (Q17: 600K →
+// 1.19M rows of 200K part keys into the shuffle), which cost more CPU
+// than the balance saved.
 const (
 	minSplitBytes = 4 << 20
 	maxSplitBytes = 128 << 20
@@ -254,6 +261,7 @@ func (q *query) planGroups(s *stage) error {
 	walk(s.top)
 	s.groups = map[*rules.Node][][2]int{}
 	target := q.advisoryBytes()
+	var total int64 // the bytes the stage reads, for parallelismFirst
 	outs := make([]*shuffleOut, len(leaves))
 	for i, l := range leaves {
 		_, dep := q.leaf(s, l)
@@ -261,7 +269,11 @@ func (q *query) planGroups(s *stage) error {
 			return fmt.Errorf("exec: %s reads %s before it ran", s.name(), label(l))
 		}
 		outs[i] = dep.shuffle
+		for _, b := range dep.shuffle.lengths() {
+			total += b
+		}
 	}
+	target = q.parallelismFirst(target, total)
 	common := !union && len(leaves) > 1
 	for i := 1; common && i < len(outs); i++ {
 		common = outs[i].n == outs[0].n
@@ -295,6 +307,27 @@ func (q *query) advisoryBytes() int64 {
 		return 64 << 20
 	}
 	return q.env.AdvisoryPartitionBytes
+}
+
+// minPartitionBytes is the smallest coalesced partition parallelismFirst
+// aims for (Spark's spark.sql.adaptive.coalescePartitions.minPartitionSize).
+const minPartitionBytes = 1 << 20
+
+// parallelismFirst lowers the coalescing target so that a stage reading
+// total bytes still gives every task slot a task, as Spark's AQE does by
+// default (spark.sql.adaptive.coalescePartitions.parallelismFirst): the
+// advisory size is only an upper bound, the target is at most total /
+// slots, and at least minPartitionBytes. Without it a reduce stage whose
+// input is smaller than the advisory size (TPC-H Q18's final aggregation
+// of 1.5M groups, about 30 MB) is one task holding one core while the
+// others idle. An explicit Env.AdvisoryPartitionBytes is kept as given.
+func (q *query) parallelismFirst(target, total int64) int64 {
+	slots := int64(q.slots.size())
+	if q.env.AdvisoryPartitionBytes != 0 || target < 0 || slots < 2 {
+		return target
+	}
+	share := (total + slots - 1) / slots
+	return min(target, max(int64(minPartitionBytes), share))
 }
 
 // coalesce groups partitions [0, len(sizes)) into contiguous runs of at

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -23,10 +24,11 @@ import (
 type query struct {
 	env      Env
 	res      *rules.Result
+	t0       time.Time // when the query began (StageStats.Start)
 	cancel   context.CancelFunc
-	dir      string        // shuffle files, removed by close
-	spillDir string        // the tasks' spill directories ("": no spilling), removed by close
-	slots    chan struct{} // concurrent tasks
+	dir      string   // shuffle files, removed by close
+	spillDir string   // the tasks' spill directories ("": no spilling), removed by close
+	slots    *slotSet // concurrent tasks
 	devices  []string
 	slotMem  uint64 // per-task quota when Env.TaskMemory is 0 (per device: see quota)
 	next     atomic.Uint64
@@ -69,7 +71,7 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 		return nil, fmt.Errorf("%w: exec: a runtime and a converted plan are required", device.ErrInvalid)
 	}
 	q := &query{env: env, res: res, stats: newStatsTable(), byNode: map[*rules.Node]*stage{},
-		scalars: convert.Bindings{}, payloads: map[*rules.Node]*rules.Payload{}, bcast: map[string]*hados.Task{}}
+		scalars: convert.Bindings{}, payloads: map[*rules.Node]*rules.Payload{}, bcast: map[string]*hados.Task{}, t0: time.Now()}
 	units := env.Runtime.Units()
 	cores, all := 0, 0
 	for _, u := range units {
@@ -96,7 +98,7 @@ func newQuery(env Env, res *rules.Result) (*query, error) {
 	if par <= 0 {
 		par = cores
 	}
-	q.slots = make(chan struct{}, par)
+	q.slots = newSlotSet(par)
 	q.inputs = numberInputs(res.Root)
 	return q, nil
 }
@@ -147,7 +149,7 @@ func (q *query) quota(addr string) uint64 {
 	}
 	// the tasks that may run on the device at once, and one more share for
 	// the query's broadcast tables there
-	perDevice := (cap(q.slots)+len(q.devices)-1)/len(q.devices) + 1
+	perDevice := (q.slots.size()+len(q.devices)-1)/len(q.devices) + 1
 	return u.Device.Info().MemoryBytes / uint64(perDevice)
 }
 

@@ -24,8 +24,8 @@ func TestSplitCoresIndependentOfDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen = append(seen, q.cores)
-		if want := map[string]int{"": 4, "0": 1, "1": 3}[dev]; cap(q.slots) != want {
-			t.Errorf("device %q: %d task slots, want %d (its own cores)", dev, cap(q.slots), want)
+		if want := map[string]int{"": 4, "0": 1, "1": 3}[dev]; q.slots.size() != want {
+			t.Errorf("device %q: %d task slots, want %d (its own cores)", dev, q.slots.size(), want)
 		}
 	}
 	if seen[0] != 4 || seen[1] != 4 || seen[2] != 4 {

@@ -373,13 +373,10 @@ func (q *query) finishShuffle(ctx context.Context, s *stage) error {
 		wg.Add(1)
 		go func(m int) {
 			defer wg.Done()
-			select {
-			case q.slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[m] = context.Cause(ctx)
+			if errs[m] = q.slots.acquire(ctx, prioNormal); errs[m] != nil {
 				return
 			}
-			defer func() { <-q.slots }()
+			defer q.slots.release()
 			errs[m] = q.repartition(o, m, rp)
 		}(m)
 	}

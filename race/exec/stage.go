@@ -56,6 +56,7 @@ type stage struct {
 	tables  map[string]*tableEntry // broadcast tables by device
 	tasks   int
 	tries   atomic.Int64
+	begun   time.Duration // from the query's start (q.t0)
 	elapsed time.Duration
 }
 
@@ -74,6 +75,14 @@ func label(n *rules.Node) string {
 		return fmt.Sprintf("(%d) %s", n.Spark.ID, n.Name())
 	}
 	return n.Name()
+}
+
+// prio is the task slot priority of the stage's tasks.
+func (s *stage) prio() int {
+	if s.kind == collectStage && s.at != nil && s.at.Kind == rules.DpuBroadcastExchange {
+		return prioBroadcast
+	}
+	return prioNormal
 }
 
 // start claims the stage for running; false when it already ran (or
@@ -293,7 +302,7 @@ func (q *query) stageStats() []StageStats {
 		if !s.started.Load() {
 			continue
 		}
-		out = append(out, StageStats{ID: s.id, Name: s.name(), Tasks: s.tasks, Attempts: int(s.tries.Load()), Time: s.elapsed})
+		out = append(out, StageStats{ID: s.id, Name: s.name(), Tasks: s.tasks, Attempts: int(s.tries.Load()), Start: s.begun, Time: s.elapsed})
 	}
 	return out
 }

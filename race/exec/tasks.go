@@ -36,6 +36,7 @@ func (q *query) maxFailures() int {
 // slots) and then finishes its output.
 func (q *query) runStage(ctx context.Context, s *stage) error {
 	t0 := time.Now()
+	s.begun = t0.Sub(q.t0)
 	defer func() { s.elapsed = time.Since(t0) }()
 	if err := q.planGroups(s); err != nil {
 		return err
@@ -154,12 +155,10 @@ func (q *query) runTask(ctx context.Context, s *stage, p int) error {
 
 // attemptTask runs one attempt in a task slot on device addr.
 func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (err error) {
-	select {
-	case q.slots <- struct{}{}:
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	if err := q.slots.acquire(ctx, s.prio()); err != nil {
+		return err
 	}
-	defer func() { <-q.slots }()
+	defer q.slots.release()
 	task, err := q.env.Runtime.BeginTask(hados.TaskSpec{ID: q.nextTaskID(), Stage: s.id, Partition: p,
 		Devices: []string{addr}, Quota: q.quota(addr), Pool: q.env.Pool})
 	if err != nil {

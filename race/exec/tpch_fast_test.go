@@ -57,7 +57,13 @@ func BenchmarkTPCHSmall(b *testing.B) {
 		if err != nil {
 			b.Fatalf("HADOS_TPCH_QUERIES: %q is not a query number", f)
 		}
-		p, err := planbuilder.TPCH(q, planbuilder.Options{Schema: tpchgen.Standard})
+		po := planbuilder.Options{Schema: tpchgen.Standard}
+		if sf := os.Getenv("HADOS_TPCH_SF"); sf != "" { // plan the joins as `hados bench tpch --sf` does
+			if po.ScaleFactor, err = strconv.ParseFloat(sf, 64); err != nil {
+				b.Fatalf("HADOS_TPCH_SF: %q is not a scale factor", sf)
+			}
+		}
+		p, err := planbuilder.TPCH(q, po)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +81,8 @@ func BenchmarkTPCHSmall(b *testing.B) {
 				}
 				if os.Getenv("HADOS_TPCH_VERBOSE") != "" {
 					for _, st := range res.Stages {
-						fmt.Fprintf(os.Stderr, "stage %d %s: %d tasks, %d attempts, %v\n", st.ID, st.Name, st.Tasks, st.Attempts, st.Time)
+						fmt.Fprintf(os.Stderr, "stage %d %s: %d tasks, %d attempts, at %v for %v\n", st.ID, st.Name, st.Tasks, st.Attempts,
+							st.Start.Round(time.Millisecond), st.Time.Round(time.Millisecond))
 					}
 					for _, o := range res.Stats {
 						fmt.Fprintf(os.Stderr, "  %s: %d tasks, %d rows, %v\n", o.Name, o.Tasks, o.RowsOut, o.Time)
