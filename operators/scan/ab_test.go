@@ -50,6 +50,12 @@ var abVariants = []abVariant{
 	// (dictread.go); "now" adds the scan's own page decoding (dictpage.go).
 	{"dict-2pass", func() { setAB(true, true, false, true); expandUniform, ownDictPages = false, false }},
 	{"dict-1pass", func() { setAB(true, true, false, true); ownDictPages = false }},
+	// session 4, H10: "fixed-pq" decodes dictionary-encoded fixed-width
+	// chunks through pqarrow, as before; "fixed-dict" those wholly
+	// dictionary encoded by the scan (dictfixed.go), "now" also those
+	// that fell back to plain part way.
+	{"fixed-pq", func() { setAB(true, true, false, true); ownFixedDicts = false }},
+	{"fixed-dict", func() { setAB(true, true, false, true); ownFixedPlain = false }},
 }
 
 // abDefault is the variant the package's defaults amount to, restored
@@ -62,7 +68,7 @@ func setAB(noClear, pagePool, dev, cSnappy bool) {
 	clearDecodeBuffers, plainPageBuffers, deviceDecompression = !noClear, !pagePool, dev
 	setCSnappy(cSnappy)
 	setPrefetchAB(true, true)
-	expandUniform, ownDictPages = true, true
+	expandUniform, ownDictPages, ownFixedDicts, ownFixedPlain = true, true, true, true
 }
 
 func setPrefetchAB(idleHelpers, byBytes bool) {

@@ -59,6 +59,8 @@ type dictColumn struct {
 	defs hybrid // its definition levels (maxDef 1)
 	idx  hybrid // its indices
 
+	fx *fixedDict // a fixed-width column's dictionary (dictfixed.go); nil for byte arrays
+
 	ix    []int32 // scratch: one batch's indices, spaced (null slots unread)
 	lv    []int32 // scratch: one page's share of definition levels
 	valid []byte  // scratch: one batch's validity bitmap
@@ -73,6 +75,21 @@ func newDictColumn(pr *file.Reader, rg, leaf int, name string, typ arrow.DataTyp
 	}
 	ownDictChunks.Add(1)
 	return &dictColumn{name: name, typ: typ, pr: rdr, maxDef: descr.MaxDefinitionLevel()}, nil
+}
+
+// newFixedDictColumn opens the page reader of fc's chunk in row group rg of
+// pr, to decode it as out (ownFixedLeaf said it can).
+func newFixedDictColumn(pr *file.Reader, rg int, fc *fileCol, out arrow.DataType) (*dictColumn, error) {
+	fx := fixedDictOf(fc, out)
+	if fx == nil {
+		return nil, fmt.Errorf("%w: column %s of %s is not decoded as %s", ErrSchemaMismatch, fc.name, fc.descr.PhysicalType(), out)
+	}
+	rdr, err := pr.RowGroup(rg).GetColumnPageReader(fc.leaf)
+	if err != nil {
+		return nil, fmt.Errorf("%w: column %s: %v", ErrCorrupt, fc.name, err)
+	}
+	ownFixedChunks.Add(1)
+	return &dictColumn{name: fc.name, typ: out, pr: rdr, maxDef: pr.MetaData().Schema.Column(fc.leaf).MaxDefinitionLevel(), fx: fx}, nil
 }
 
 // ownDictLeaf reports whether the chunk of leaf of f (one of
@@ -103,6 +120,9 @@ func (c *dictColumn) errorf(format string, args ...any) error {
 // next decodes the chunk's next n rows into a dense array from mem, which
 // the caller releases.
 func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
+	if c.fx != nil {
+		return c.nextFixed(mem, n)
+	}
 	if cap(c.ix) < n {
 		c.ix = make([]int32, n)
 	}
@@ -187,7 +207,13 @@ func (c *dictColumn) nextPage() error {
 			if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
 				return c.errorf("dictionary page encoded %s", e)
 			}
-			if err := c.setDict(p.Data(), int(p.NumValues())); err != nil {
+			var err error
+			if c.fx != nil {
+				err = c.setFixedDict(p.Data(), int(p.NumValues()))
+			} else {
+				err = c.setDict(p.Data(), int(p.NumValues()))
+			}
+			if err != nil {
 				return err
 			}
 			continue
@@ -229,7 +255,9 @@ func (c *dictColumn) nextPage() error {
 		if !c.haveDict {
 			return c.errorf("data page before the dictionary page")
 		}
-		if len(data) == 0 {
+		if c.fx != nil && c.fx.isPlain { // a fixed-width chunk's fallback (dictfixed.go)
+			c.fx.plain = data
+		} else if len(data) == 0 {
 			c.idx.reset(nil, 0)
 		} else {
 			if data[0] > 32 {
@@ -247,6 +275,12 @@ func (c *dictColumn) nextPage() error {
 }
 
 func (c *dictColumn) dataEncoding(e parquet.Encoding) error {
+	if c.fx != nil {
+		c.fx.isPlain = e == parquet.Encodings.Plain && ownFixedPlain
+		if c.fx.isPlain {
+			return nil
+		}
+	}
 	if e != parquet.Encodings.RLEDict && e != parquet.Encodings.PlainDict {
 		return c.errorf("data page encoded %s, not by dictionary", e)
 	}
@@ -373,17 +407,30 @@ func (h *hybrid) unpack(out []int32) {
 		clear(out)
 		return
 	}
-	for i := 0; i < len(out); i++ {
-		if w <= 8 && bit&7 == 0 && len(out)-i >= 8 && bit>>3+8 <= len(data) {
-			// Eight values of at most 8 bits at a byte boundary: one load.
-			x := binary.LittleEndian.Uint64(data[bit>>3:])
-			o := out[i : i+8 : i+8]
-			for j := range o {
-				o[j] = int32((x >> uint(j*w)) & mask)
+	for i := 0; i < len(out); {
+		if p := bit >> 3; bit&7 == 0 && len(out)-i >= 8 {
+			// Eight values at a byte boundary, i.e. w bytes.
+			if w <= 8 && p+8 <= len(data) { // one load
+				x := binary.LittleEndian.Uint64(data[p:])
+				o := out[i : i+8 : i+8]
+				for j := range o {
+					o[j] = int32((x >> uint(j*w)) & mask)
+				}
+				i += 8
+				bit += 8 * w
+				continue
 			}
-			i += 7
-			bit += 8 * w
-			continue
+			if p+w+8 <= len(data) { // a load per value
+				g := data[p : p+w+8]
+				o := out[i : i+8 : i+8]
+				for j := range o {
+					b := j * w
+					o[j] = int32((binary.LittleEndian.Uint64(g[b>>3:]) >> uint(b&7)) & mask)
+				}
+				i += 8
+				bit += 8 * w
+				continue
+			}
 		}
 		var x uint64
 		if bit>>3+8 <= len(data) {
@@ -395,6 +442,7 @@ func (h *hybrid) unpack(out []int32) {
 		}
 		out[i] = int32((x >> uint(bit&7)) & mask)
 		bit += w
+		i++
 	}
 	h.bit = bit
 }

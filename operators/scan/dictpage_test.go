@@ -32,9 +32,9 @@ func dictPagesSeed(t testing.TB, dir, name string, props ...parquet.WriterProper
 	return b
 }
 
-// FuzzDictPages mutates files of dictionary-encoded string columns and
-// scans them with the scan's own page decoding (dictpage.go) and with
-// pqarrow's dictionary reader: each must return rows or an error naming
+// FuzzDictPages mutates files of dictionary-encoded string columns, and of
+// fixed-width ones, and scans them with the scan's own page decoding
+// (dictpage.go, dictfixed.go) and with pqarrow's readers: each must return rows or an error naming
 // the file — never panic, hang or leak — and when both return rows, the
 // same rows.
 func FuzzDictPages(f *testing.F) {
@@ -42,6 +42,9 @@ func FuzzDictPages(f *testing.F) {
 	for _, s := range [][]byte{
 		dictPagesSeed(f, dir, "v1"),
 		dictPagesSeed(f, dir, "v2-snappy", parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy)),
+		fixedSeed(f, dir, "fixed-v1"),
+		fixedSeed(f, dir, "fixed-v2-snappy-decint", parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy),
+			parquet.WithStoreDecimalAsInteger(true)),
 	} {
 		f.Add(s, uint32(len(s)/3), byte(0x04), uint8(1))
 		f.Add(s, uint32(len(s)/2), byte(0xff), uint8(3))
@@ -54,8 +57,10 @@ func FuzzDictPages(f *testing.F) {
 
 // mutateAndCompare is FuzzDictPages' body.
 func mutateAndCompare(t *testing.T, data []byte, off uint32, xor byte, n uint8) {
-	cols := []Column{{Name: "s", Type: types.StringType, Nullable: true}, {Name: "b", Type: types.BinaryType, Nullable: true},
-		{Name: "r", Type: types.StringType, Nullable: true}}
+	// The string columns of dictRecord and the fixed-width ones of
+	// fixedRecord: those a file lacks read as nulls.
+	cols := append([]Column{{Name: "s", Type: types.StringType, Nullable: true}, {Name: "b", Type: types.BinaryType, Nullable: true},
+		{Name: "r", Type: types.StringType, Nullable: true}}, fixedCols[1:]...)
 	data = bytes.Clone(data)
 	for i := 0; i < int(n) && len(data) > 0; i++ {
 		data[(int(off)+i*7)%len(data)] ^= xor
@@ -64,11 +69,11 @@ func mutateAndCompare(t *testing.T, data []byte, off uint32, xor byte, n uint8) 
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ownDictPages = true }()
+	defer func() { ownDictPages, ownFixedDicts = true, true }()
 	var rows [2][]string
 	var errs [2]error
 	for i, own := range []bool{true, false} {
-		ownDictPages = own
+		ownDictPages, ownFixedDicts = own, own
 		rows[i], _, errs[i] = tryScan(Options{Files: []string{path}, Columns: cols, Alloc: testAlloc(t), Parallelism: 1, BatchRows: 50}, nil)
 		if errs[i] != nil && !bytes.Contains([]byte(errs[i].Error()), []byte("fuzz.parquet")) {
 			t.Errorf("own=%t: error does not name the file: %v", own, errs[i])

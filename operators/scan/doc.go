@@ -79,6 +79,18 @@
 // array (dictpage.go); pqarrow's index decoding cost about 6 ns a value
 // of Q1's one-byte flags, the whole column now about 3.
 //
+// Fixed-width columns are taken the same way (dictfixed.go): a flat INT32,
+// INT64, FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY-decimal chunk of a row
+// group read whole, whose data pages are all dictionary encoded (or
+// dictionary encoded and then, past the writer's dictionary size limit,
+// PLAIN), has its dictionary decoded once into the output type's values
+// (dates, integers, decimal64, timestamps in microseconds, floats: the same
+// values pqarrow and convert gave), and its RLE/bit-packed indices
+// unpacked and gathered straight into the dense output buffer, eight at a
+// time for widths up to 16 bits (under a nanosecond a value), PLAIN pages
+// copied; definition levels are decoded run by run. pqarrow's dictionary
+// decoding of such columns was about a third of TPC-H Q6's scan.
+//
 // Output types follow types.ToArrow: decimals of precision <= 18 are
 // decimal64 — INT64 ones are decoded as their unscaled integers and
 // relabelled without a copy, INT32 ones widened, FIXED_LEN_BYTE_ARRAY ones

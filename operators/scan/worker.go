@@ -324,23 +324,35 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 			fr = ifr
 		}
 	}
-	// Flat dictionary-encoded string columns of a row group read whole are
-	// decoded by the scan itself (dictpage.go), the rest by pqarrow.
+	// Flat dictionary-encoded string and fixed-width columns of a row group
+	// read whole are decoded by the scan itself (dictpage.go,
+	// dictfixed.go), the rest by pqarrow.
 	var own []*dictColumn
-	if all && ownDictPages {
+	if all && (ownDictPages || ownFixedDicts) {
 		dl := sp.file.dictLeaves
 		rest := make([]int, 0, len(leaves))
 		seen := map[int]bool{}
 		for _, c := range s.out {
 			fc := sp.file.schema.lookup(c.Name)
-			if c.Partition || fc == nil || seen[fc.leaf] || !slices.Contains(dl, fc.leaf) || !ownDictLeaf(sp.file, rg, fc.leaf) {
+			if c.Partition || fc == nil || seen[fc.leaf] {
 				continue
 			}
-			seen[fc.leaf] = true
-			dc, err := newDictColumn(fr.ParquetReader(), rg, fc.leaf, fc.name, fc.read)
+			var (
+				dc  *dictColumn
+				err error
+			)
+			switch {
+			case ownDictPages && slices.Contains(dl, fc.leaf) && ownDictLeaf(sp.file, rg, fc.leaf):
+				dc, err = newDictColumn(fr.ParquetReader(), rg, fc.leaf, fc.name, fc.read)
+			case ownFixedDicts && ownFixedLeaf(sp.file, rg, fc, c.arrow):
+				dc, err = newFixedDictColumn(fr.ParquetReader(), rg, fc, c.arrow)
+			default:
+				continue
+			}
 			if err != nil {
 				return err
 			}
+			seen[fc.leaf] = true
 			defer dc.close()
 			own = append(own, dc)
 		}
