@@ -102,3 +102,48 @@ func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
 		p.Close()
 	}
 }
+
+// BenchmarkHadosOnly runs one of hados's pipelines alone, b.N times, for
+// profiling and A/B runs of the engine without DuckDB in the process:
+// HADOS_BENCH_Q (q1, default, or q6), HADOS_BENCH_LAYOUT (plain, default,
+// or dict), HADOS_BENCH_THREADS engine cores (default 1), lineitem at
+// HADOS_BENCH_SF. It reports the median wall and process CPU per run.
+func BenchmarkHadosOnly(b *testing.B) {
+	sf, threads := 1.0, 1
+	if v := os.Getenv("HADOS_BENCH_SF"); v != "" {
+		sf, _ = strconv.ParseFloat(v, 64)
+	}
+	if v := os.Getenv("HADOS_BENCH_THREADS"); v != "" {
+		threads, _ = strconv.Atoi(v)
+	}
+	mk, layout := tpchpipes.Q1, tpchpipes.Plain
+	if os.Getenv("HADOS_BENCH_Q") == "q6" {
+		mk = tpchpipes.Q6
+	}
+	if os.Getenv("HADOS_BENCH_LAYOUT") == "dict" {
+		layout = tpchpipes.Dict
+	}
+	eng, err := vsduckdb.Open(fmt.Sprintf("soft:memory=4GiB,cores=%d", threads))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { eng.Close() }) // after the records' cleanup (LIFO)
+	s, recs := tpchpipes.LineitemLayout(b, eng.Target, sf, layout)
+	var wall, cpu []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cpu0 := measure.ProcessCPU()
+		start := time.Now()
+		out, err := operators.Collect(context.Background(), mk(b, eng.Target, s, recs))
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall, cpu = append(wall, time.Since(start)), append(cpu, measure.ProcessCPU()-cpu0)
+		for _, r := range out {
+			r.Release()
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(measure.Median(wall).Microseconds())/1000, "wall-ms")
+	b.ReportMetric(float64(measure.Median(cpu).Microseconds())/1000, "cpu-ms")
+}

@@ -2,8 +2,10 @@ package soft_test
 
 import (
 	"encoding/binary"
+	"math"
 	"math/big"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -190,4 +192,93 @@ func TestPipelineQ6Small(t *testing.T) {
 	if got := e.readColumn(cols[0], 1).vals[0]; got.null || got.x.Cmp(want) != 0 {
 		t.Fatalf("sum %v, want %v", got, want)
 	}
+}
+
+// BenchmarkPipelineFPS is the interpreter's side of operators'
+// BenchmarkVsArrowCompute fps case on one engine core: sum(cast(a as
+// double) * (1.0 - b)) where a > 500000 over 16M rows (a bigint uniform in
+// [0, 1e6), so about half the rows pass; b a double in [0, 1)). It reports
+// the engine's time and the process CPU time per run (the CPU time moves
+// less than the wall time on a shared machine).
+func BenchmarkPipelineFPS(b *testing.B) {
+	const rows = 16 << 20
+	e := newEnv(b, "soft:memory=320MiB,cores=1,mode=host-visible", 16*rows+(4<<20))
+	r := rand.New(rand.NewPCG(8, 8))
+	ab, bb := make([]byte, 8*rows), make([]byte, 8*rows)
+	le := binary.LittleEndian
+	want := 0.0
+	for i := 0; i < rows; i++ {
+		a, x := r.Int64N(1_000_000), r.Float64()
+		le.PutUint64(ab[8*i:], uint64(a))
+		le.PutUint64(bb[8*i:], math.Float64bits(x))
+		if a > 500_000 {
+			want += float64(a) * (1 - x)
+		}
+	}
+	I64, F64, B := device.VTI64, device.VTF64, device.VTBool
+	p := &device.Pipeline{
+		RegTypes: []device.VType{I64, B, F64, F64, F64, F64},
+		Columns:  []device.Column{{VType: I64, Length: rows, Data: e.put(ab)}, {VType: F64, Length: rows, Data: e.put(bb)}},
+		Consts:   []device.Const{device.ConstI64(500_000), device.ConstF64(1)},
+		Insns: []device.Insn{
+			{Op: device.KColumn, VType: I64, Dst: 0, P1: 0},
+			{Op: device.KGt, VType: I64, Flags: device.IfBConst, Dst: 1, A: 0, B: 0},
+			{Op: device.KFilter, A: 1},
+			{Op: device.KCastToF64, VType: F64, Dst: 2, A: 0, P2: int32(I64)},
+			{Op: device.KColumn, VType: F64, Dst: 3, P1: 1},
+			{Op: device.KSub, VType: F64, Flags: device.IfAConst, Dst: 4, A: 1, B: 3},
+			{Op: device.KMul, VType: F64, Dst: 5, A: 2, B: 4},
+		},
+		Sink: device.SinkAgg,
+		Agg:  &device.AggSpec{Aggs: []device.Agg{{Func: device.AggSum, Arg: 5, Arg2: device.NoReg, InVType: F64, OutVType: F64}}},
+	}
+	desc, err := p.Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	da := e.put(desc)
+	op := device.Op{Code: device.OpPipeline, Src: da, Len: uint64(len(desc)), Args: [4]uint64{0, rows}}
+	var exec, cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c := run(b, e.q, device.Op{Code: device.OpAggCreate, Src: da, Len: uint64(len(desc)), Dst: e.alloc(8)})
+		if c.Err != nil {
+			b.Fatal(c.Err)
+		}
+		st := device.Addr(c.Results[0])
+		op.Args[2] = uint64(st)
+		b.StartTimer()
+		cpu0 := processCPU()
+		c = run(b, e.q, op)
+		cpu += processCPU() - cpu0
+		if c.Err != nil {
+			b.Fatal(c.Err)
+		}
+		exec += c.Exec
+		b.StopTimer()
+		cols := []device.Column{e.outColumn(F64, 1, 0)}
+		out := e.put(device.EncodeColumns(cols, 1))
+		if c := run(b, e.q, device.Op{Code: device.OpAggEmit, Src: st, Dst: out}); c.Err != nil || c.Results[0] != 1 {
+			b.Fatalf("emit: %d groups, %v", c.Results[0], c.Err)
+		}
+		// one vector loop in row order, one accumulator: the same bits
+		if got := e.readColumn(cols[0], 1).vals[0]; got.null || got.f != want {
+			b.Fatalf("sum %v, want %v", got.f, want)
+		}
+		run(b, e.q, device.Op{Code: device.OpAggFree, Src: st})
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(exec.Microseconds())/1000/float64(b.N), "device_ms/run")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu_ms/run")
+}
+
+// processCPU is the process's user + system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -192,15 +192,20 @@ func TestPipelineNarrowDecimals(t *testing.T) {
 	}
 }
 
-// TestPipelineNarrowAgg sums narrow registers in SINK_AGG (four groups, the
-// aggregation's dense few-group path) against big-integer sums.
+// TestPipelineNarrowAgg sums narrow registers in SINK_AGG against
+// big-integer sums: one group, four (the aggregation's dense few-group
+// path, which reads narrow registers as int64 storage; nine sums, more
+// than its cache holds, one register summed twice) and 70 (the row paths,
+// which get them widened), with a MIN, a MAX and a COUNT of narrow
+// registers too (widened before any path reads them).
 func TestPipelineNarrowAgg(t *testing.T) {
 	// extremes whose sums stay far below 10^38: some vectors still fail
 	// the 64-bit bound and take the 128-bit path
 	ext := []int64{1 << 31, -(1 << 31), 1 << 40, -(1 << 40), 3037000500, -3037000500}
 	for _, simd := range []string{"scalar", "avx2", "avx512"} {
 		e := newEnv(t, "soft:memory=64MiB,mode=host-visible,simd="+simd, 32<<20)
-		for seed, keepOf10 := range []int{5, 9, 10} {
+		for seed, keepOf10 := range []int{5, 9, 10, 5, 9, 10, 9} {
+			ng := []int{4, 4, 4, 1, 1, 70, 70}[seed]
 			r := rand.New(rand.NewPCG(uint64(seed), 3))
 			const n = 9000
 			cols, keep := narrowInputs(r, n, 0.05, keepOf10, ext)
@@ -208,21 +213,27 @@ func TestPipelineNarrowAgg(t *testing.T) {
 			p := narrowPipeline(e, cols, uint64(seed))
 			keys := vcol{vt: device.VTI32, vals: make([]val, n)}
 			for i := range keys.vals {
-				keys.vals[i] = val{i: int64(r.IntN(4))}
+				keys.vals[i] = val{i: int64(r.IntN(ng))}
 			}
 			p.Columns = append(p.Columns, e.putColumn(keys, colEnc{}))
 			p.RegTypes = append(p.RegTypes, device.VTI32)
 			p.Insns = append(p.Insns, device.Insn{Op: device.KColumn, VType: device.VTI32, Dst: 16, P1: int32(len(p.Columns) - 1)})
 			p.Sink = device.SinkAgg
-			summed := []uint16{4, 5, 6, 9, 10, 11, 12, 14}
+			summed := []uint16{4, 5, 6, 9, 10, 11, 12, 14, 4}
 			spec := &device.AggSpec{KeyRegs: []uint16{16}, KeyVTypes: []device.VType{device.VTI32}}
-			cols2 := []device.Column{e.outColumn(device.VTI32, 8, 0)}
+			cols2 := []device.Column{e.outColumn(device.VTI32, 80, 0)}
 			for _, reg := range summed {
 				spec.Aggs = append(spec.Aggs, device.Agg{Func: device.AggSum, Flags: device.AggDecimal, Arg: reg,
 					InVType: device.VTI128, OutVType: device.VTI128})
-				cols2 = append(cols2, e.outColumn(device.VTI128, 8, 0), e.outColumn(device.VTBool, 8, 0))
+				cols2 = append(cols2, e.outColumn(device.VTI128, 80, 0), e.outColumn(device.VTBool, 80, 0))
 			}
+			// min(register 4), max(register 9), count(register 10)
+			spec.Aggs = append(spec.Aggs, device.Agg{Func: device.AggMin, Arg: 4, Arg2: device.NoReg, InVType: device.VTI128, OutVType: device.VTI128},
+				device.Agg{Func: device.AggMax, Arg: 9, Arg2: device.NoReg, InVType: device.VTI128, OutVType: device.VTI128},
+				device.Agg{Func: device.AggCount, Arg: 10, Arg2: device.NoReg, InVType: device.VTI128, OutVType: device.VTI64})
+			cols2 = append(cols2, e.outColumn(device.VTI128, 80, 0), e.outColumn(device.VTI128, 80, 0), e.outColumn(device.VTI64, 80, 0))
 			p.Agg = spec
+			mins, maxs, counts := map[int64]*big.Int{}, map[int64]*big.Int{}, map[int64]int64{}
 			var order []int64
 			sums := map[int64][]*big.Int{}
 			for i := 0; i < n; i++ {
@@ -243,8 +254,17 @@ func TestPipelineNarrowAgg(t *testing.T) {
 						sums[k][j].Add(sums[k][j], bigOf(w, device.VTI128))
 					}
 				}
+				if w := want[4]; !w.null && (mins[k] == nil || bigOf(w, device.VTI128).Cmp(mins[k]) < 0) {
+					mins[k] = bigOf(w, device.VTI128)
+				}
+				if w := want[9]; !w.null && (maxs[k] == nil || bigOf(w, device.VTI128).Cmp(maxs[k]) > 0) {
+					maxs[k] = bigOf(w, device.VTI128)
+				}
+				if !want[10].null {
+					counts[k]++
+				}
 			}
-			g := aggRun(t, e, p, [][2]uint64{{0, 3000}, {3000, 3001}, {3001, n}}, cols2, 8)
+			g := aggRun(t, e, p, [][2]uint64{{0, 3000}, {3000, 3001}, {3001, n}}, cols2, 80)
 			if int(g) != len(order) {
 				t.Fatalf("%s keep %d: %d groups, want %d", simd, keepOf10, g, len(order))
 			}
@@ -258,6 +278,16 @@ func TestPipelineNarrowAgg(t *testing.T) {
 					if got.null || got.x.Cmp(sums[k][j]) != 0 {
 						t.Errorf("%s keep %d: group %d sum of register %d: got %v, want %v", simd, keepOf10, k, reg, got, sums[k][j])
 					}
+				}
+				nc := len(cols2)
+				for j, want := range []*big.Int{mins[k], maxs[k]} {
+					got := e.readColumn(cols2[nc-3+j], int(g)).vals[gi]
+					if got.null != (want == nil) || want != nil && got.x.Cmp(want) != 0 {
+						t.Errorf("%s keep %d: group %d %s: got %v, want %v", simd, keepOf10, k, []string{"min", "max"}[j], got, want)
+					}
+				}
+				if got := e.readColumn(cols2[nc-1], int(g)).vals[gi]; got.null || got.i != counts[k] {
+					t.Errorf("%s keep %d: group %d count: got %v, want %d", simd, keepOf10, k, got, counts[k])
 				}
 			}
 		}

@@ -1363,7 +1363,7 @@ static void few_dense(soft_agg_state *st, const soft_reg *const *args, const sof
      one pass (dense_multi); registers with nulls: one pass per group */
   const uint32_t rmax = ng <= 4 ? 4 : 2;
   const void *mx[4];
-  uint32_t mvt[4], mn = 0;
+  uint32_t mvt[4], dvt[4], mn = 0; /* mvt: the type the cache knows; dvt: the storage (I64 for a narrow I128) */
   reg_view mr[4];
   for (uint32_t j = 0; j <= st->n_aggs; j++) {
     const agg_col *a = j < st->n_aggs ? &st->aggs[j] : NULL;
@@ -1376,13 +1376,14 @@ static void few_dense(soft_agg_state *st, const soft_reg *const *args, const sof
       if (!dup) {
         mr[mn] = r;
         mx[mn] = r.data;
+        dvt[mn] = args[j]->narrow ? HADOS_VT_I64 : a->in_vt;
         mvt[mn++] = a->in_vt;
       }
     }
     if (mn && (mn == rmax || !a || st->few_cache_n + mn >= FEW_CACHE)) {
       int64_t sums[4][DENSE_GROUPS];
       uint8_t bad[4];
-      dense_multi_fns[ng - 1][mn - 1](st->dgid, n, mx, mvt, sums, bad);
+      dense_multi_fns[ng - 1][mn - 1](st->dgid, n, mx, dvt, sums, bad);
       for (uint32_t q = 0; q < mn; q++) {
         if (bad[q] || st->few_cache_n >= FEW_CACHE) continue;
         const uint32_t c = few_cache_new(st, mr[q], mvt[q]);
@@ -1403,7 +1404,7 @@ static void few_dense(soft_agg_state *st, const soft_reg *const *args, const sof
     dense_valid(r.valid, n, vm);
     for (uint32_t w = 0; w < nw; w++) vm[w] &= selw[w];
     const int64_t *x = r.data;
-    if (a->in_vt == HADOS_VT_I128) {
+    if (a->in_vt == HADOS_VT_I128 && !args[j]->narrow) {
       if (!dense_narrow128(r.data, n, vm, lo)) continue;
       x = lo;
     } else if (!dense_bound64(x, n, vm)) {
@@ -1421,6 +1422,10 @@ static void few_dense(soft_agg_state *st, const soft_reg *const *args, const sof
     }
   }
 }
+
+/* An aggregate few_dense / fold_few sum (and whose narrow argument they
+   may read as int64 storage). */
+static int sum_kind(uint32_t kind) { return kind == A_SUM_INT || kind == A_SUM_DEC; }
 
 /* Folds with per-group sums when it applies (see above); returns whether
    it did. */
@@ -1459,6 +1464,10 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
     return 1;
   }
   if (kind != A_COUNT_ROWS && kind != A_COUNT && kind != A_SUM_INT && kind != A_SUM_DEC) return 0;
+  /* a narrow argument: only its sums few_dense left in the cache (into
+     128-bit buffers, whose bound needs no pass over the inputs) */
+  if (r1 && r1->narrow && (kind != A_SUM_DEC || a->st_vt != HADOS_VT_I128 || few_cache_find(st, view_of(r1), a->in_vt) == st->few_cache_n))
+    return 0;
   if (kind != A_COUNT_ROWS && a->in_vt != HADOS_VT_I32 && a->in_vt != HADOS_VT_I64 && a->in_vt != HADOS_VT_I128) return 0;
   const reg_view r = view_of(r1);
   int hb = -1; /* >= 0: the inputs must lie within few_big's bound (see dec_sums_safe) */
@@ -1471,7 +1480,7 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
   if (sums) {
     c = few_cache_find(st, r, a->in_vt);
     if (c == st->few_cache_n) {
-      if (!part_ensure(st)) return 0;
+      if (r1->narrow || !part_ensure(st)) return 0; /* few_sum reads 128-bit values */
       c = few_cache_new(st, r, a->in_vt);
       /* every group's sum before any buffer changes */
       uint64_t bad = 0;
@@ -1521,13 +1530,14 @@ static int fold_few(soft_agg_state *st, const agg_col *a, const soft_reg *r1, ui
 }
 
 /* Folds the vector's selected rows (group ids in st->gids) into aggregate a. */
-static void fold_rows(soft_agg_state *st, const agg_col *a, const soft_reg *r1, const soft_reg *r2p, uint32_t m) {
+static void fold_rows(soft_agg_state *st, const agg_col *a, const soft_reg *r1, const soft_reg *r2p, uint32_t m, const soft_vec *v) {
   const uint32_t *gids = st->gids;
   const uint16_t *rows = st->rows;
   uint8_t *const base = st->recs.p;
   const uint64_t rs = st->rec_size;
   const uint32_t voff = a->voff, soff = a->soff, ign = a->ignore_nulls;
   if (fold_few(st, a, r1, m)) return;
+  if (r1 && r1->narrow) soft_reg_widen((soft_reg *)r1, v); /* the rows below read 128-bit values */
   const reg_view r = view_of(r1), r2 = view_of(r2p);
 #define FOLD_LOOP(KIND, VT, SVT)                                                         \
   for (uint32_t i = 0; i < m; i++) {                                                     \
@@ -2342,10 +2352,19 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
     snap_restore(st, &snap);
     return e;
   }
+  /* narrow arguments (soft_reg.narrow, int64 storage of I128 values):
+     the few-group sums of SUMs read them as they are (few_dense, then
+     fold_few finds their sums in its cache); any other reader gets them
+     widened in place first */
+  for (uint32_t j = 0; args && j < st->n_aggs; j++)
+    if (args[j] && args[j]->narrow && !sum_kind(st->aggs[j].kind)) soft_reg_widen((soft_reg *)args[j], v);
   few_begin(st, m);
   few_dense(st, args, v, m);
+  for (uint32_t j = 0; args && j < st->n_aggs; j++)
+    if (args[j] && args[j]->narrow && few_cache_find(st, view_of(args[j]), st->aggs[j].in_vt) == st->few_cache_n)
+      soft_reg_widen((soft_reg *)args[j], v);
   for (uint32_t j = 0; j < st->n_aggs; j++)
-    fold_rows(st, &st->aggs[j], args ? args[j] : NULL, args2 ? args2[j] : NULL, m);
+    fold_rows(st, &st->aggs[j], args ? args[j] : NULL, args2 ? args2[j] : NULL, m, v);
   return HADOS_OK;
 }
 

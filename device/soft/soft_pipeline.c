@@ -39,9 +39,12 @@
  * column with 1- or 2-byte codes runs on the codes through a pass table
  * built per run, and a column only such filters read is not gathered at
  * all (dict_filters). A dictionary of one-byte strings (flags) is laid out
- * as bytes in row order (soft_reg.str1). When at least 3/4 of a vector's rows are selected,
+ * as bytes in row order (soft_reg.str1). When at least 3/4 of a vector's rows are selected
+ * (1/4 for integer and double +, -, * and int casts: dense_quarters),
  * arithmetic kernels that cannot fail run over all of its rows (dense
- * loops vectorise). A pipeline of range filters on columns feeding only a
+ * loops vectorise). While a vector runs, the next one's rows of every
+ * fixed-width column the program loads are prefetched (prefetch_rows).
+ * A pipeline of range filters on columns feeding only a
  * row count skips vectors altogether (the counting path, below).
  *
  * Conventions beyond the header: an instruction's `vtype` is the operand
@@ -1194,7 +1197,7 @@ static void code_filter(const pl_prog *P, const pl_step *s, soft_vec *v, uint16_
    rows. may_alias keeps the compiler from reordering across the overlap. */
 typedef int64_t pl_i64a __attribute__((may_alias));
 typedef i128 pl_i128a __attribute__((may_alias));
-static void reg_widen(soft_reg *R, const soft_vec *v) {
+void soft_reg_widen(soft_reg *R, const soft_vec *v) {
   if (!R->narrow) return;
   const pl_i64a *x = (const pl_i64a *)R->data;
   pl_i128a *o = (pl_i128a *)(void *)R->own;
@@ -1231,7 +1234,7 @@ static int narrow_aware(uint32_t op) {
 
 /* SINK_PROJECT: appends the selected rows; E_NOMEM when the output is full. */
 static int sink_project(pl_prog *P, const soft_vec *v) {
-  for (uint32_t j = 0; j < P->n_proj; j++) reg_widen(&P->regs[P->proj[j]], v);
+  for (uint32_t j = 0; j < P->n_proj; j++) soft_reg_widen(&P->regs[P->proj[j]], v);
   uint64_t room = P->out_cap - P->out_rows;
   uint32_t m = v->sel_n < room ? v->sel_n : (uint32_t)room;
   for (uint32_t j = 0; j < P->n_proj; j++) { /* rows whose strings fit */
@@ -1294,11 +1297,12 @@ static int sink_project(pl_prog *P, const soft_vec *v) {
 
 static int sink_agg(pl_prog *P, const soft_vec *v) {
   const soft_reg *keys[16], *args[64], *args2[64];
-  for (uint32_t k = 0; k < P->agg.n_keys; k++) reg_widen(&P->regs[P->agg.key_regs[k]], v);
+  for (uint32_t k = 0; k < P->agg.n_keys; k++) soft_reg_widen(&P->regs[P->agg.key_regs[k]], v);
   for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
     const hados_agg *g = &P->agg.aggs[j];
-    if (g->arg != 0xffff) reg_widen(&P->regs[g->arg], v);
-    if ((g->flags & HADOS_AGGF_MERGE) && g->arg2 != 0xffff) reg_widen(&P->regs[g->arg2], v);
+    /* a narrow argument goes as it is: soft_agg_update sums it in 64-bit
+       lanes or widens it itself */
+    if ((g->flags & HADOS_AGGF_MERGE) && g->arg2 != 0xffff) soft_reg_widen(&P->regs[g->arg2], v);
   }
   for (uint32_t k = 0; k < P->agg.n_keys; k++) keys[k] = &P->regs[P->agg.key_regs[k]];
   for (uint32_t j = 0; j < P->agg.n_aggs; j++) {
@@ -1317,10 +1321,26 @@ static int dense_ok(uint32_t op) {
   switch (op) {
     case HADOS_K_ADD: case HADOS_K_SUB: case HADOS_K_MUL:
     case HADOS_K_DEC_ADD: case HADOS_K_DEC_SUB: case HADOS_K_DEC_MUL: case HADOS_K_DEC_RESCALE: case HADOS_K_DEC_CHECK:
-    case HADOS_K_CAST_I32_I64: case HADOS_K_CAST_INT_TO_DEC:
+    case HADOS_K_CAST_I32_I64: case HADOS_K_CAST_INT_TO_DEC: case HADOS_K_CAST_TO_F64:
       return 1;
   }
   return 0;
+}
+
+/* The share of selected rows (in quarters) from which a dense_ok kernel
+   runs over every row: 1/4 for one-instruction-per-row lane arithmetic
+   (integer and double +, -, *, int widening, int to double), where a dense
+   loop of 8 or 16 lanes beats a loop over even a quarter of the rows
+   through the selection (whose index loads, gathers and scatters do not
+   vectorise well), and 3/4 for the decimal kernels, whose rows cost more. */
+static uint32_t dense_quarters(const hados_insn *in) {
+  switch (in->op) {
+    case HADOS_K_ADD: case HADOS_K_SUB: case HADOS_K_MUL: case HADOS_K_CAST_I32_I64:
+      return 1;
+    case HADOS_K_CAST_TO_F64:
+      return in->p2 == HADOS_VT_I128 ? 3 : 1;
+  }
+  return 3;
 }
 
 /* Runs the instructions over one vector; v->sel_n == 0 afterwards means no
@@ -1358,7 +1378,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
        for every other (and when the kernel writes over them) */
     if (s->use_a && s->ca < 0 && P->regs[in->a].narrow) {
       if (!narrow_aware(in->op) || in->a == in->dst) {
-        reg_widen(&P->regs[in->a], v);
+        soft_reg_widen(&P->regs[in->a], v);
       } else {
         if (k.in == in) nin = *in, k.in = &nin;
         nin.p2 = HADOS_VT_I64;
@@ -1366,13 +1386,13 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     }
     if (s->use_b && s->cb < 0 && P->regs[in->b].narrow) {
       if (!narrow_aware(in->op) || in->op == HADOS_K_DEC_RESCALE || in->b == in->dst) {
-        reg_widen(&P->regs[in->b], v);
+        soft_reg_widen(&P->regs[in->b], v);
       } else {
         if (k.in == in) nin = *in, k.in = &nin;
         nin.p3 = HADOS_VT_I64;
       }
     }
-    if (s->use_c && P->regs[in->c].narrow) reg_widen(&P->regs[in->c], v);
+    if (s->use_c && P->regs[in->c].narrow) soft_reg_widen(&P->regs[in->c], v);
     k.index = ii;
     k.consts = P->cv;
     k.arena = arena;
@@ -1422,10 +1442,27 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     k.sel_out = NULL;
     k.vout = NULL;
     soft_vec dense = {v->n, NULL, v->n, v->row0};
-    if (v->sel && 4ull * v->sel_n >= 3ull * v->n && dense_ok(in->op)) k.v = &dense; /* >= 3/4 selected */
+    if (v->sel && dense_ok(in->op) && 4ull * v->sel_n >= (uint64_t)dense_quarters(in) * v->n) k.v = &dense;
     if ((st = tab->fn[in->op](&k))) return st;
   }
   return HADOS_OK;
+}
+
+/* A loaded column's values from row 0 of the op's column (pointer and
+   bytes per row), for prefetch_rows. */
+typedef struct pl_pf {
+  const uint8_t *p;
+  uint32_t width;
+} pl_pf;
+
+/* Prefetches rows [row, row + n) of every column in pf into the cache (the
+   next vector's, while this one runs): the kernels read a column a vector
+   at a time, in short streams the hardware prefetcher picks up late. */
+static void prefetch_rows(const pl_pf *pf, uint32_t npf, uint64_t row, uint64_t n) {
+  for (uint32_t c = 0; c < npf; c++) {
+    const uint8_t *p = pf[c].p + row * pf[c].width, *e = p + n * pf[c].width;
+    for (p = (const uint8_t *)((uintptr_t)p & ~(uintptr_t)63); p < e; p += 64) __builtin_prefetch(p, 0, 2);
+  }
 }
 
 /* ---------------------------------------------------------------- counting path
@@ -1543,9 +1580,20 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   uint16_t sel0[VS], sel1[VS], *selbuf[2] = {sel0, sel1};
   soft_arena arena = {(uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
   uint64_t count = 0;
+  /* the fixed-width columns (and dictionary codes) the program loads: the
+     next vector's rows of each are prefetched while this one runs */
+  pl_pf pf[HADOS_MAX_COLUMNS];
+  uint32_t npf = 0;
+  for (uint32_t j = 0; j < P.h.n_columns; j++) {
+    const pl_col *col = &P.cols[j];
+    if (!loaded[j] || col->c.vtype == HADOS_VT_BOOL || (col->c.vtype == HADOS_VT_STR && !(col->c.flags & HADOS_COLF_DICT)) || !col->width)
+      continue;
+    pf[npf++] = (pl_pf){col->data + col->c.offset * col->width, col->width};
+  }
   for (uint64_t row = row_begin; row < row_end && !st;) {
     uint32_t n = row_end - row < VS ? (uint32_t)(row_end - row) : VS;
     soft_vec v = {n, NULL, n, row};
+    if (row + n < row_end) prefetch_rows(pf, npf, row + n, row_end - (row + n) < VS ? row_end - (row + n) : VS);
     arena.used = 0;
     st = run_vector(&P, tab, &v, selbuf, &arena);
     row += n;

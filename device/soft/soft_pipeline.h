@@ -45,7 +45,8 @@ typedef struct soft_reg {
                          register's logical type stays I128; kernels proved every value fits
                          64 bits) at own + 8 * HADOS_VECTOR_SIZE. Only kernels the interpreter
                          lists as narrow-aware read it so; it widens the register in place
-                         (soft_reg_widen) before any other consumer, sinks included */
+                         (soft_reg_widen) before any other consumer, sinks included, except
+                         SINK_AGG's aggregate inputs (soft_agg_update reads or widens them) */
   uint8_t *valid;     /* HADOS_VECTOR_SIZE validity bytes (own storage) */
   void *data;         /* values: int32_t, int64_t, double, __int128, uint8_t (BOOL), soft_str */
   uint8_t *own;       /* the register's own data storage (16 * HADOS_VECTOR_SIZE bytes) */
@@ -68,12 +69,20 @@ typedef struct soft_vec {
  */
 typedef struct soft_agg_state soft_agg_state;
 
+/* Widens a narrow I128 register (soft_reg.narrow) in place for the
+   selected rows of v (every row when at least 3/4 are selected); no-op on
+   any other register. */
+void soft_reg_widen(soft_reg *r, const soft_vec *v);
+
 /* Creates a state; budget 0 = unlimited (else E_NOMEM when the state would
    grow beyond it, with a message naming sizes). */
 int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out);
 /* Folds the selected rows of a vector into the state. keys[k] is key k's
    register; args[j] / args2[j] aggregate j's input registers (NULL when
-   the aggregate takes none). */
+   the aggregate takes none). Keys and args2 must not be narrow; an args[j]
+   may be (soft_reg.narrow): the few-group sums read its 64-bit storage,
+   every other path widens it in place first (soft_reg_widen), which is
+   why the registers, though const here, must be writable. */
 int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_reg *const *args,
                     const soft_reg *const *args2, const soft_vec *v);
 /* dst += src (same spec). */
