@@ -36,14 +36,19 @@ type joinTable struct {
 }
 
 // joinStateBytes bounds what the device's hash table of rows rows takes at
-// its peak (soft_join.c: state, slots at load <= 3/4, the build's slot of
-// each row, the row array of duplicated keys).
+// its peak (soft_join.c: state, slots at load <= 3/4, the key filter of a
+// power of two words >= rows/8, the build's slot of each row, the row
+// array of duplicated keys).
 func joinStateBytes(rows int) uint64 {
 	capacity := uint64(16)
 	for capacity < uint64(rows)+uint64(rows)/3+1 {
 		capacity <<= 1
 	}
-	return 2048 + 16*capacity + 8*uint64(rows) + 128
+	filter := uint64(8) // words
+	for filter*8 < uint64(rows) {
+		filter <<= 1
+	}
+	return 2048 + 16*capacity + 8*filter + 8*uint64(rows) + 192
 }
 
 // dataRecord is a view of rec's first n columns (the caller releases it).

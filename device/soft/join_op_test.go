@@ -163,6 +163,7 @@ func joinCases() []joinCase {
 		joinCase{name: "clustered I64 runs", vts: []device.VType{device.VTI64}, sides: clusteredSides(device.VTI64, 600, 0.1)},
 		joinCase{name: "clustered F64 runs", vts: []device.VType{device.VTF64}, sides: clusteredSides(device.VTF64, 400, 0)},
 	)
+	cs = append(cs, missCases()...) // join_filter_test.go
 	return cs
 }
 

@@ -62,13 +62,35 @@
  * probe refuses a state that is not. The insert order inside a region is
  * input order, so the table is the same whatever the cores' timing.
  *
- * Probing. A probe walks its row range in blocks of 32: it hashes the
- * next block's keys and prefetches their slots, then looks this block's
- * rows up (so a block's slots have a whole block's work to arrive): it
- * finds the block's slots first, prefetching each duplicated key's run
- * of build rows (and, with a condition, the build operands of the first
- * candidate), then matches the rows, writing pairs until the output is
- * full. The cursor (next_row, next_match) in hados_join_out records
+ * The filter. A slot table (not a dense one) has a blocked Bloom filter
+ * of its keys beside it: a power of two 64-bit words, at least one per 8
+ * build rows (8 to 16 bits a key, so a 200k-row build's filter is 256 KiB
+ * where its slots are 8 MiB); a key sets three bits of one word, all from
+ * its slot hash (the word from the top bits, the bits from bits 17..34).
+ * A probe row whose word lacks one of its bits has no match, for one load
+ * of a word that stays in cache, with no slot load and no walk along a
+ * run of occupied slots: most probe rows of a join on a filtered or small
+ * build side miss (TPC-H's Q5, Q9, Q17), and at load 3/4 a miss walks
+ * several slots with a branch each. A false positive (a few percent) only
+ * costs the slot lookup it would have had anyway. The build sets the bits
+ * after its inserts, in a pass over the slots in order (so the filter's
+ * random writes do not compete with the inserts' cache misses); each part
+ * of a build over several cores passes over its region, with an atomic
+ * or, as keys of different regions share words. A null-safe null key is
+ * no entry of the filter: it is always looked up.
+ *
+ * Probing. A probe walks its row range in blocks of 32 through a pipeline
+ * of three blocks: it reads block N+2's keys, hashes them and prefetches
+ * their filter words; tests block N+1's rows against the filter (a
+ * branch-free loop that keeps the candidates, the rows that may match)
+ * and prefetches their slots; then looks block N's candidates up (so
+ * filter words and slots have a block's work to arrive): it finds their
+ * slots first, prefetching each duplicated key's run of build rows (and,
+ * with a condition, the build operands of the first candidate), then
+ * matches the rows (the candidates, or every row under UNMATCHED),
+ * writing pairs until the output is full. When nearly every row passes
+ * the filter (past 7 in 8 over at least 1024 rows), the op stops testing
+ * it for the rest of its rows: the filter would only cost there. The cursor (next_row, next_match) in hados_join_out records
  * where it stopped, so the host runs the op again to continue; FIRST_MATCH
  * caps a row at one pair, UNMATCHED writes (row, -1) for rows without a
  * match. Probes only read the state, so any number may run at once on
@@ -83,7 +105,7 @@
  * pair ever leaves the device, and a semi join's rows with many
  * candidates cost only up to their first passing one.
  *
- * Memory. The state, its slots and row array, and the build's temporary
+ * Memory. The state, its slots, filter and row array, and the build's temporary
  * slot-of-row array are blocks of the device heap (they show in
  * telemetry). Their total (temporary included, as it is the peak) is
  * checked against the byte budget of the build before anything is
@@ -139,6 +161,8 @@ typedef struct join_state {
   uint32_t dense;       /* a dense table: slots holds a uint32 row per key value */
   uint64_t dmin, drange; /* dense tables: the keys are dmin + [0, drange) */
   jblock self, slots, dup;
+  jblock filt;     /* slot tables: the key filter, filt.bytes / 8 words (see "The filter") */
+  uint32_t fshift; /* a hash's word in the filter is hash >> fshift */
   jslot null_group; /* direct tables: the rows of a null-safe null key */
 } join_state;
 
@@ -155,6 +179,7 @@ static void state_release(join_state *s) {
   soft_device *d = s->d;
   soft_block_free(d, &s->slots);
   soft_block_free(d, &s->dup);
+  soft_block_free(d, &s->filt);
   s->magic = 0;
   jblock self = s->self;
   soft_block_free(d, &self);
@@ -330,6 +355,28 @@ static inline __attribute__((always_inline)) int row_key(const join_state *s, co
 
 static inline uint64_t slot_hash(const join_state *s, uint64_t w) { return s->direct ? fmix(w ^ 0x5bd1e9955bd1e995ULL) : w; }
 
+/* The filter (see "The filter" at the top of the file): a key's word is
+   its slot hash's top bits, its three bits in the word come from bits
+   17..34 (below any word index's bits). */
+#define FILTER_MIN_BITS 3u /* at least 8 words */
+#define FILTER_MAX_BITS 40u
+
+static inline uint32_t filter_bits(uint64_t rows) { /* log2 of the words: a power of two >= rows / 8 */
+  uint32_t b = FILTER_MIN_BITS;
+  while (b < FILTER_MAX_BITS && (1ull << b) * 8 < rows) b++;
+  return b;
+}
+
+static inline uint64_t filter_mask(uint64_t h) {
+  return (1ull << ((h >> 17) & 63)) | (1ull << ((h >> 23) & 63)) | (1ull << ((h >> 29) & 63));
+}
+
+/* Whether the key of slot hash h may be in the table: 0 means it is not. */
+static inline int filter_has(const uint64_t *f, uint32_t shift, uint64_t h) {
+  const uint64_t m = filter_mask(h);
+  return (f[h >> shift] & m) == m;
+}
+
 /* Whether the row's keys equal those of build row b (hashed tables). */
 static int keys_equal(const join_state *s, const jcol *cols, uint64_t row, uint64_t b) {
   for (uint32_t k = 0; k < s->n_keys; k++) {
@@ -345,12 +392,12 @@ static inline uint32_t first_row(const join_state *s, const jslot *e) {
   return e->count == 1 ? e->ref : ((const uint32_t *)s->dup.p)[e->ref];
 }
 
-/* The slot of a key tuple (w from row_key, row for the hashed check), or
-   NULL. During the build, ref is still every slot's first row. */
+/* The slot of a key tuple (w from row_key, h = slot_hash(s, w), row for
+   the hashed check), or NULL. During the build, ref is still every slot's first row. */
 static inline __attribute__((always_inline)) jslot *find(const join_state *s, const jcol *cols, uint64_t row, uint64_t w,
-                                                          int building) {
+                                                          uint64_t h, int building) {
   jslot *t = (jslot *)s->slots.p;
-  uint64_t i = slot_hash(s, w) & s->mask;
+  uint64_t i = h & s->mask;
   for (;; i = (i & ~s->rmask) | ((i + 1) & s->rmask)) { /* wraps inside the region */
     jslot *e = &t[i];
     if (!e->count) return building ? e : NULL;
@@ -448,8 +495,8 @@ static int try_dense(soft_device *d, join_state *s) {
 }
 
 /* Keys of build rows [row, min(row + PROBE_BLOCK, rows)) into ws / kinds
-   (row_key), their slots prefetched for writing: a block ahead of the
-   inserts, as a probe does. */
+   (row_key), their slots and filter words prefetched for writing: a block
+   ahead of the inserts, as a probe does. */
 static inline void build_block(const join_state *s, jslot *t, uint64_t row, uint64_t rows, uint64_t *ws, int *kinds) {
   if (row >= rows) return;
   const uint64_t m = rows - row < PROBE_BLOCK ? rows - row : PROBE_BLOCK;
@@ -457,6 +504,22 @@ static inline void build_block(const join_state *s, jslot *t, uint64_t row, uint
     ws[i] = 0;
     kinds[i] = row_key(s, s->keys, row + i, &ws[i]);
     if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask], 1);
+  }
+}
+
+/* Sets the filter bits of the keys in slots [lo, hi) (after the inserts:
+   a pass in slot order, whose random writes to the filter do not compete
+   with the inserts' cache misses); atomic: other parts share the words. */
+static void filter_fill(const join_state *s, uint64_t lo, uint64_t hi, int atomic) {
+  const jslot *t = (const jslot *)s->slots.p;
+  uint64_t *filt = (uint64_t *)s->filt.p;
+  for (uint64_t i = lo; i < hi; i++) {
+    const uint64_t h = slot_hash(s, t[i].w);
+    if (atomic) {
+      if (t[i].count) __atomic_fetch_or(&filt[h >> s->fshift], filter_mask(h), __ATOMIC_RELAXED);
+    } else { /* branch-free: an empty slot (3 in 4 are full) ors nothing */
+      filt[h >> s->fshift] |= filter_mask(h) & -(uint64_t)(t[i].count != 0);
+    }
   }
 }
 
@@ -492,12 +555,15 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   tmp.ready = 1;
   /* the peak: state + slots + slot of each row; the row array of
      duplicated keys (at most rows entries) comes after the temporary */
+  const uint32_t fbits = filter_bits(rows);
+  tmp.fshift = 64 - fbits;
   uint64_t b_self = soft_round_align(sizeof(join_state)), b_slots = soft_round_align(cap * sizeof(jslot)), b_tmp = soft_round_align(rows * 4 + 4);
-  uint64_t need = b_self + b_slots + b_tmp;
+  uint64_t b_filt = soft_round_align(8ull << fbits);
+  uint64_t need = b_self + b_slots + b_filt + b_tmp;
   if (op->arg[0] && need > op->arg[0]) {
     *result = need;
     return soft_fail(HADOS_E_NOMEM, "join build: %llu rows need %llu bytes (state %llu, slots %llu, scratch %llu) over the budget of %llu",
-                     (unsigned long long)rows, (unsigned long long)need, (unsigned long long)b_self, (unsigned long long)b_slots,
+                     (unsigned long long)rows, (unsigned long long)need, (unsigned long long)b_self, (unsigned long long)(b_slots + b_filt),
                      (unsigned long long)b_tmp, (unsigned long long)op->arg[0]);
   }
   jblock self = {0}, scratch = {0};
@@ -512,6 +578,12 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     *result = addr;
     return HADOS_OK;
   }
+  if ((st = blk_alloc(d, &s->filt, 8ull << fbits, "key filter"))) {
+    state_release(s);
+    *result = need;
+    return st;
+  }
+  memset(s->filt.p, 0, 8ull << fbits);
   if (parts > 1) { /* the parts fill the slots: see the top of the file */
     if ((st = blk_alloc(d, &s->slots, cap * sizeof(jslot), "hash slots"))) {
       state_release(s);
@@ -553,7 +625,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
       slotof[r] = NO_SLOT;
       continue;
     }
-    jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, r, w, 1);
+    jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, r, w, slot_hash(s, w), 1);
     if (!e->count) {
       e->w = w;
       e->ref = (uint32_t)r;
@@ -566,6 +638,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     e->count++;
     slotof[r] = kind == 2 ? NULL_GROUP : (uint32_t)(e - t);
   }
+  filter_fill(s, 0, cap, 0);
   if (dups) {
     uint64_t total = need + soft_round_align(dups * 4);
     if (op->arg[0] && total > op->arg[0]) {
@@ -661,7 +734,7 @@ static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result)
     }
     for (uint32_t i = 0; i < m; i++) {
       if (!kinds[i]) continue;
-      jslot *e = kinds[i] == 2 ? &s->null_group : find(s, s->keys, r + i, ws[i], 1);
+      jslot *e = kinds[i] == 2 ? &s->null_group : find(s, s->keys, r + i, ws[i], slot_hash(s, ws[i]), 1);
       if (e->count || distinct >= limit) { /* a duplicated key, or the region too full */
         __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
         break;
@@ -672,6 +745,7 @@ static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result)
       distinct += kinds[i] == 1;
     }
   }
+  if (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) filter_fill(s, p * region, (p + 1) * region, 1);
   __atomic_fetch_add(&s->distinct, distinct, __ATOMIC_SEQ_CST);
   const uint32_t done = __atomic_add_fetch(&s->finished, 1, __ATOMIC_SEQ_CST);
   if (done < s->parts) {
@@ -689,18 +763,70 @@ static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result)
 
 /* ---------------------------------------------------------------- probe */
 
-/* Keys of probe rows [row, min(row + PROBE_BLOCK, end)) into ws / kinds
-   (row_key), their slots prefetched; returns how many rows. */
-static inline uint32_t probe_block(const join_state *s, const jcol *cols, const jslot *t, uint64_t row, uint64_t end, uint64_t *ws,
-                                   int *kinds) {
+/* A block of probe rows of a slot table on its way through the probe's
+   pipeline: first its rows' keys (kind from row_key, word, slot hash),
+   then its candidates, the rows that may have a match (a key the filter
+   passes, or a null-safe null), in row order. */
+typedef struct pblock {
+  uint64_t r0;    /* the block's first row */
+  uint32_t m, ns; /* rows, candidates */
+  uint8_t ks[PROBE_BLOCK];                  /* by row: kind */
+  uint64_t kw[PROBE_BLOCK], kh[PROBE_BLOCK]; /* by row: word, slot hash */
+  uint8_t sel[PROBE_BLOCK], kinds[PROBE_BLOCK];
+  uint64_t ws[PROBE_BLOCK], hs[PROBE_BLOCK]; /* by candidate */
+} pblock;
+
+/* Stage 1: the keys of probe rows [row, min(row + PROBE_BLOCK, end)) into
+   b, their filter words prefetched (filt NULL: no filter); returns how
+   many rows. */
+static inline __attribute__((always_inline)) uint32_t probe_keys(const join_state *s, const jcol *cols, const uint64_t *filt,
+                                                                 uint64_t row, uint64_t end, pblock *b) {
+  b->r0 = row;
+  b->m = b->ns = 0;
   if (row >= end) return 0;
   const uint32_t m = (uint32_t)(end - row < PROBE_BLOCK ? end - row : PROBE_BLOCK);
-  for (uint32_t i = 0; i < m; i++) {
-    ws[i] = 0;
-    kinds[i] = row_key(s, cols, row + i, &ws[i]);
-    if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask]);
+  const jcol *c = &cols[0];
+  if (s->direct && !c->valid && (c->vt == HADOS_VT_I64 || c->vt == HADOS_VT_I32)) { /* row_key without its switch */
+    const uint64_t at = c->off + row;
+    for (uint32_t i = 0; i < m; i++) {
+      const uint64_t w = c->vt == HADOS_VT_I64 ? (uint64_t)ld_i64(c->data + 8 * (at + i)) : (uint32_t)ld_i32(c->data + 4 * (at + i));
+      b->ks[i] = 1;
+      b->kw[i] = w;
+      b->kh[i] = slot_hash(s, w);
+      if (filt) __builtin_prefetch(&filt[b->kh[i] >> s->fshift]);
+    }
+    b->m = m;
+    return m;
   }
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t w = 0;
+    b->ks[i] = (uint8_t)row_key(s, cols, row + i, &w);
+    b->kw[i] = w;
+    b->kh[i] = slot_hash(s, w);
+    if (filt) __builtin_prefetch(&filt[b->kh[i] >> s->fshift]);
+  }
+  b->m = m;
   return m;
+}
+
+/* Stage 2: b's candidates (filt NULL: every row with a key), their slots
+   prefetched. Branch-free up to the prefetches: a row is kept by
+   advancing the candidate count over it. */
+static inline __attribute__((always_inline)) void probe_select(const join_state *s, const jslot *t, const uint64_t *filt, pblock *b) {
+  uint32_t ns = 0;
+  for (uint32_t i = 0; i < b->m; i++) {
+    const uint32_t k = b->ks[i];
+    uint32_t keep = k != 0;
+    if (filt) keep = (k == 2) | ((k == 1) & filter_has(filt, s->fshift, b->kh[i])); /* kh is a valid word index for any key */
+    b->sel[ns] = (uint8_t)i;
+    b->kinds[ns] = (uint8_t)k;
+    b->ws[ns] = b->kw[i];
+    b->hs[ns] = b->kh[i];
+    ns += keep;
+  }
+  for (uint32_t j = 0; j < ns; j++)
+    if (b->kinds[j] == 1) __builtin_prefetch(&t[b->hs[j] & s->mask]);
+  b->ns = ns;
 }
 
 /* Dense tables: the array index of probe rows [row, min(row + PROBE_BLOCK,
@@ -815,29 +941,42 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   const jslot *t = (const jslot *)s->slots.p;
   const int first_only = o.flags & HADOS_PROBE_FIRST_MATCH, unmatched = (o.flags & HADOS_PROBE_UNMATCHED) != 0;
   uint64_t n = 0, cap = o.capacity, row = o.next_row, skip = o.next_match;
-  uint64_t wsb[2][PROBE_BLOCK];
-  int kindsb[2][PROBE_BLOCK];
+  /* a pipeline of three blocks: while block N is looked up and matched,
+     block N+1's candidates are chosen (its filter words prefetched a
+     block ago) and their slots prefetched, and block N+2's keys are
+     read and their filter words prefetched */
+  pblock bb[3];
+  const uint64_t *filt = (const uint64_t *)s->filt.p;
+  uint64_t seen = 0, passed = 0; /* rows and candidates of the filter's blocks */
   uint32_t cur = 0, m = 0;
-  if (s->dense)
+  if (s->dense) {
     n = dense_probe(s, &cols[0], &row, o.end_row, &skip, cap, unmatched, cterms, nct, out_p, out_b);
-  else
-    m = probe_block(s, cols, t, row, o.end_row, wsb[0], kindsb[0]);
+  } else {
+    m = probe_keys(s, cols, filt, row, o.end_row, &bb[0]);
+    probe_select(s, t, filt, &bb[0]);
+    probe_keys(s, cols, filt, row + m, o.end_row, &bb[1]);
+  }
   while (!s->dense && row < o.end_row && n < cap) {
-    /* the next block's keys and slot prefetches go out before this
-       block's lookups, so its slots arrive while this block is matched */
-    const uint32_t nm = probe_block(s, cols, t, row + m, o.end_row, wsb[cur ^ 1], kindsb[cur ^ 1]);
-    const uint64_t *ws = wsb[cur];
-    const int *kinds = kindsb[cur];
-    /* this block's slots (prefetched a block ago), then what matching
-       them reads next prefetched: a duplicated key's run of build rows,
-       and the condition's build operands at a single build row; a second
-       pass prefetches the operands at each run's first row */
+    const pblock *b = &bb[cur];
+    pblock *b1 = &bb[cur == 2 ? 0 : cur + 1], *b2 = &bb[cur == 0 ? 2 : cur - 1];
+    if (filt) { /* a filter that passes almost every row only costs: off for the rest of this op */
+      seen += b->m;
+      passed += b->ns;
+      if (seen >= 1024 && passed * 8 > seen * 7) filt = NULL;
+    }
+    probe_select(s, t, filt, b1);
+    probe_keys(s, cols, filt, b1->r0 + b1->m, o.end_row, b2);
+    const uint32_t ns = b->ns;
+    /* this block's candidates' slots (prefetched a block ago), then what
+       matching them reads next prefetched: a duplicated key's run of
+       build rows, and the condition's build operands at a single build
+       row; a second pass prefetches the operands at each run's first row */
     const jslot *es[PROBE_BLOCK];
-    for (uint32_t k = 0; k < m; k++) {
+    for (uint32_t k = 0; k < ns; k++) {
       const jslot *e = NULL;
-      if (kinds[k] == 1)
-        e = find(s, cols, row + k, ws[k], 0);
-      else if (kinds[k] == 2 && s->null_group.count)
+      if (b->kinds[k] == 1)
+        e = find(s, cols, row + b->sel[k], b->ws[k], b->hs[k], 0);
+      else if (s->null_group.count) /* kind 2 */
         e = &s->null_group;
       es[k] = e;
       if (e && e->count > 1)
@@ -846,12 +985,27 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
         jc_prefetch_build(cterms, nct, e->ref);
     }
     if (nct)
-      for (uint32_t k = 0; k < m; k++)
+      for (uint32_t k = 0; k < ns; k++)
         if (es[k] && es[k]->count > 1) jc_prefetch_build(cterms, nct, dup[es[k]->ref]);
-    uint32_t i = 0;
-    for (; i < m && n < cap; i++) {
+    /* matching: every row under UNMATCHED (a row that is no candidate
+       has no match), else the candidates only; stop is the row of the
+       block where the output filled up (m: the block is done) */
+    const uint32_t lim = unmatched ? m : ns;
+    uint32_t stop = m, jn = 0;
+    for (uint32_t x = 0; x < lim; x++) {
+      const uint32_t i = unmatched ? x : b->sel[x];
+      if (n >= cap) {
+        stop = i;
+        break;
+      }
+      const jslot *e;
+      if (!unmatched)
+        e = es[x];
+      else if (jn < ns && b->sel[jn] == i)
+        e = es[jn++];
+      else
+        e = NULL;
       const uint64_t r = row + i;
-      const jslot *e = es[i];
       uint32_t cnt = e ? e->count : 0;
       if (nct && cnt) { /* the first candidate the condition passes, as the only match */
         const uint32_t *rs = cnt == 1 ? &e->ref : dup + e->ref;
@@ -860,7 +1014,7 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
         if (j == cnt) {
           cnt = 0;
         } else {
-          if (!skip) { /* n < cap: the loop's condition */
+          if (!skip) { /* n < cap: checked above */
             out_p[n] = (int32_t)r;
             out_b[n] = (int32_t)rs[j];
             n++;
@@ -894,14 +1048,15 @@ static int join_probe(soft_device *d, const hados_op *op, uint64_t len, uint64_t
       }
       if (j < cnt) { /* output full inside this row's matches */
         skip = j;
+        stop = i;
         break;
       }
       skip = 0;
     }
-    row += i;
-    if (i < m) break; /* the output is full */
-    cur ^= 1;
-    m = nm;
+    row += stop;
+    if (stop < m) break; /* the output is full */
+    cur = cur == 2 ? 0 : cur + 1;
+    m = b1->m;
   }
   o.next_row = row;
   o.next_match = row < o.end_row ? skip : 0;
