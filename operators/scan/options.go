@@ -71,6 +71,12 @@ type Options struct {
 	// file's count): the tasks of a stage that splits a file by row groups
 	// each read their part.
 	RowGroupStart, RowGroupEnd int
+	// FileRowGroups, when set, has one range per entry of Files: file i is
+	// read from its row groups [FileRowGroups[i][0], FileRowGroups[i][1])
+	// (clamped to its count; an end of 0 reads to the last), so that one
+	// task can read runs of row groups of several files. It replaces
+	// RowGroupStart/End, and a file may then be listed only once.
+	FileRowGroups [][2]int
 
 	// Pruning switches, all on by default.
 	DisableStats, DisablePageIndex, DisableDictionary, DisableBloom bool
@@ -104,6 +110,21 @@ func (o *Options) withDefaults() (Options, error) {
 	}
 	if c.RowGroupStart < 0 || c.RowGroupEnd < 0 || (c.RowGroupEnd > 0 && c.RowGroupStart >= c.RowGroupEnd) {
 		return c, fmt.Errorf("%w: row groups [%d, %d) is not a range", ErrOptions, c.RowGroupStart, c.RowGroupEnd)
+	}
+	if c.FileRowGroups != nil {
+		if len(c.FileRowGroups) != len(c.Files) || c.RowGroupEnd > 0 {
+			return c, fmt.Errorf("%w: %d row group ranges for %d files (and RowGroupEnd %d)", ErrOptions, len(c.FileRowGroups), len(c.Files), c.RowGroupEnd)
+		}
+		listed := map[string]bool{}
+		for i, r := range c.FileRowGroups {
+			if r[0] < 0 || r[1] < 0 || (r[1] > 0 && r[0] >= r[1]) {
+				return c, fmt.Errorf("%w: row groups [%d, %d) of %s is not a range", ErrOptions, r[0], r[1], c.Files[i])
+			}
+			if listed[c.Files[i]] {
+				return c, fmt.Errorf("%w: %s is listed twice with row group ranges", ErrOptions, c.Files[i])
+			}
+			listed[c.Files[i]] = true
+		}
 	}
 	seen := map[string]bool{}
 	for _, col := range c.Columns {

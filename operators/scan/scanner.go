@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -368,9 +369,19 @@ const maxSplitQueue = 1024
 var minAutoSplitBytes int64 = 8 << 20
 
 // rowGroupRange is the range of f's row groups the scan reads
-// (Options.RowGroupStart/End).
+// (Options.RowGroupStart/End or FileRowGroups).
 func (s *Scanner) rowGroupRange(f *scanFile) (lo, hi int) {
 	lo, hi = 0, f.md.NumRowGroups()
+	if s.opt.FileRowGroups != nil {
+		if i := slices.Index(s.opt.Files, f.path); i >= 0 {
+			r := s.opt.FileRowGroups[i]
+			lo = min(r[0], hi)
+			if r[1] > 0 {
+				hi = min(r[1], hi)
+			}
+		}
+		return lo, hi
+	}
 	if s.opt.RowGroupEnd > 0 {
 		lo, hi = min(s.opt.RowGroupStart, hi), min(s.opt.RowGroupEnd, hi)
 	}

@@ -2,10 +2,8 @@ package exec
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/internal/safepath"
@@ -112,100 +110,6 @@ func (q *query) files(n *rules.Node) ([]string, error) {
 	q.fileCache[n] = files
 	q.mu.Unlock()
 	return files, nil
-}
-
-// split is one scan task's input: a file, or row groups [rgLo, rgHi) of
-// it when rgHi > 0.
-type split struct {
-	file       string
-	rgLo, rgHi int
-}
-
-// Scan splits: like Spark's FilePartition, a task reads at most
-// max(minSplitBytes, table bytes / engine cores) (and at most
-// maxSplitBytes), so that a table of few files still gives every core a
-// task; a file is cut only between row groups. The cores are the
-// devices' (not Env.Parallelism), so that Stages and RunStage agree.
-//
-// Splits are not cut finer to balance the cores: TPC-H SF1's lineitem (3
-// files of 2 row groups) runs as 3 tasks on 2 cores, the last alone, but
-// cutting it into its 6 row groups measured worse at 2 cores (2026-11-29):
-// each split's partial aggregation then emits its own groups (Q17: 600K →
-// 1.19M rows of 200K part keys into the shuffle), which cost more CPU
-// than the balance saved.
-const (
-	minSplitBytes = 4 << 20
-	maxSplitBytes = 128 << 20
-)
-
-// fixedSplitBytes, when positive, replaces the computed split size
-// (tests).
-var fixedSplitBytes int64
-
-// splits lists a scan's tasks in file and row-group order: each file
-// whole, or, when it is bigger than the split size and has several row
-// groups, runs of consecutive row groups of about that size.
-func (q *query) splits(n *rules.Node) ([]split, error) {
-	q.mu.Lock()
-	if q.splitCache == nil {
-		q.splitCache = map[*rules.Node][]split{}
-	}
-	out, ok := q.splitCache[n]
-	q.mu.Unlock()
-	if ok {
-		return out, nil
-	}
-	files, err := q.files(n)
-	if err != nil {
-		return nil, err
-	}
-	sizes := make([]int64, len(files))
-	var total int64
-	for i, f := range files {
-		if st, err := os.Stat(f); err == nil {
-			sizes[i] = st.Size()
-			total += st.Size()
-		}
-	}
-	target := min(int64(maxSplitBytes), max(int64(minSplitBytes), total/int64(max(1, q.cores))))
-	if fixedSplitBytes > 0 {
-		target = fixedSplitBytes
-	}
-	out = make([]split, 0, len(files))
-	for i, f := range files {
-		if sizes[i] <= target {
-			out = append(out, split{file: f})
-			continue
-		}
-		out = append(out, rowGroupSplits(f, target)...)
-	}
-	q.mu.Lock()
-	q.splitCache[n] = out
-	q.mu.Unlock()
-	return out, nil
-}
-
-// rowGroupSplits cuts file f into runs of consecutive row groups of about
-// target compressed bytes; the file whole when its footer cannot be read
-// (the scan reports the error) or it has one row group.
-func rowGroupSplits(f string, target int64) []split {
-	r, err := file.OpenParquetFile(f, false)
-	if err != nil {
-		return []split{{file: f}}
-	}
-	defer r.Close()
-	md := r.MetaData()
-	if md.NumRowGroups() < 2 {
-		return []split{{file: f}}
-	}
-	var out []split
-	for _, run := range scan.RowGroupRuns(md, 0, md.NumRowGroups(), target) {
-		out = append(out, split{file: f, rgLo: run[0], rgHi: run[1]})
-	}
-	if len(out) == 1 {
-		out[0].rgHi = 0
-	}
-	return out
 }
 
 // tableDir maps a scan's table identifier ("spark_catalog.default.lineitem")

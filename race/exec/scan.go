@@ -51,7 +51,16 @@ func (b *builder) scan(n *rules.Node, p int) (operators.Operator, error) {
 		}
 	}
 	sp := splits[p]
-	opt := scan.Options{Files: []string{sp.file}, Alloc: mem, RowGroupStart: sp.rgLo, RowGroupEnd: sp.rgHi}
+	opt := scan.Options{Files: sp.files(), Alloc: mem}
+	for _, pc := range sp.pieces {
+		if pc.rgHi > 0 {
+			opt.FileRowGroups = make([][2]int, len(sp.pieces))
+			for i, pc := range sp.pieces {
+				opt.FileRowGroups[i] = [2]int{pc.rgLo, pc.rgHi}
+			}
+			break
+		}
+	}
 	if len(splits) > 1 {
 		opt.Parallelism = 1 // the other splits are other tasks
 	}
@@ -310,9 +319,13 @@ func (b *builder) pruneNotNull(child *rules.Node, p int, cond *expr.Expr) *expr.
 	if err != nil || p < 0 || p >= len(splits) {
 		return cond
 	}
-	req := b.q.requiredColumns(splits[p].file)
-	if len(req) == 0 {
-		return cond
+	var reqs []map[string]bool
+	for _, f := range splits[p].files() {
+		req := b.q.requiredColumns(f)
+		if len(req) == 0 {
+			return cond
+		}
+		reqs = append(reqs, req)
 	}
 	si := s.Spark.Scan
 	inFile := map[string]bool{}
@@ -332,7 +345,12 @@ func (b *builder) pruneNotNull(child *rules.Node, p int, cond *expr.Expr) *expr.
 		if len(si.ReadSchema) > 0 && !inFile[name] {
 			return false // a partition column
 		}
-		return fileRequired(req, name)
+		for _, req := range reqs { // required in every file the task reads
+			if !fileRequired(req, name) {
+				return false
+			}
+		}
+		return true
 	}
 	return dropTrue(cond, never)
 }
