@@ -52,8 +52,20 @@ func (b *builder) payload(n *rules.Node) (*rules.Payload, error) {
 }
 
 // build turns the subtree n, for partition p (-1: none, an empty input),
-// into an operator.
+// into an operator, under the runtime join filter pushed onto n's output
+// if any (runtimefilter.go).
 func (b *builder) build(n *rules.Node, p int) (operators.Operator, error) {
+	op, err := b.buildNode(n, p)
+	if err != nil || p < 0 {
+		return op, err
+	}
+	if f := b.q.runtimeFilterAt(n); f != nil {
+		return b.applyRuntimeFilter(f, op)
+	}
+	return op, nil
+}
+
+func (b *builder) buildNode(n *rules.Node, p int) (operators.Operator, error) {
 	kind, dep := b.q.leaf(b.s, n)
 	switch kind {
 	case leafShuffle:

@@ -60,6 +60,11 @@ type query struct {
 	cores    int
 	required map[string]map[string]bool // a file's required columns (requiredColumns)
 	bcast    map[string]*hados.Task
+	// rtf are the runtime join filters by the node whose output they
+	// filter, rtfJoins the joins already considered (runtimefilter.go)
+	rtf      map[*rules.Node]*runtimeFilter
+	rtfJoins map[*rules.Node]bool
+	rtfMu    sync.Mutex // serialises planRuntimeFilters
 	closed   bool
 	closeErr error
 }
@@ -163,6 +168,7 @@ func (q *query) runTree(ctx context.Context, tree *rules.Node) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.planRuntimeFilters()
 	if err := q.runStages(ctx, root); err != nil {
 		return nil, err
 	}
@@ -231,6 +237,9 @@ func (q *query) close() error {
 	var errs []error
 	for _, s := range q.stages {
 		s.release()
+	}
+	for _, f := range q.rtf {
+		f.release()
 	}
 	for addr, t := range q.bcast {
 		if err := t.End(); err != nil {
