@@ -37,11 +37,14 @@
 //
 // # Tasks and partitions
 //
-// A stage has one task per partition of its input: a scan's splits (each
-// file, or runs of a file's row groups when the table is bigger than
-// 4 MiB per engine core and the file holds more than its share, as
-// Spark's FilePartition cuts files, so that a table of one file still
-// keeps every core busy), a shuffle's reduce partitions, the sum of a union's children
+// A stage has one task per partition of its input: a scan's splits
+// (tasks of about equal bytes, the table's bytes over max(4 MiB, bytes per
+// engine core) and at most 128 MiB each, as Spark's FilePartition packs
+// files: whole small files and runs of a big file's row groups, a task
+// possibly reading the end of one file and the start of the next, so that
+// a table of one file still keeps every core busy and three files on two
+// cores are two tasks, not three of which the last runs alone; splits.go),
+// a shuffle's reduce partitions, the sum of a union's children
 // (Spark's UnionRDD), the common count of a shuffled join's two sides.
 // Hash exchanges number partitions as Spark does (pmod(murmur3(keys), n));
 // a range exchange samples its keys on the map side, picks bounds like
