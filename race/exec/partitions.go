@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/internal/safepath"
 	"github.com/hados-io/hados/operators/scan"
