@@ -208,16 +208,26 @@ func (e *tableEntry) release() {
 // table returns the broadcast's table on the task's device, building it
 // on first use; the task holds a reference until it ends.
 func (b *builder) table(dep *stage, keys []*expr.Expr, nullSafe []bool) (broadcastTable, error) {
-	dep.mu.Lock()
-	if dep.tables == nil {
-		dep.tables = map[string]*tableEntry{}
+	return b.deviceTable(&dep.mu, &dep.tables, func() operators.Operator {
+		return operators.NewRecordSource(dep.schema, dep.records()...)
+	}, keys, nullSafe)
+}
+
+// deviceTable returns the table in *tables (guarded by mu) for the task's
+// device, building it over src() with keys on first use; the task holds a
+// reference until it ends.
+func (b *builder) deviceTable(mu *sync.Mutex, tables *map[string]*tableEntry, src func() operators.Operator, keys []*expr.Expr,
+	nullSafe []bool) (broadcastTable, error) {
+	mu.Lock()
+	if *tables == nil {
+		*tables = map[string]*tableEntry{}
 	}
-	e := dep.tables[b.addr]
+	e := (*tables)[b.addr]
 	if e == nil {
 		e = &tableEntry{}
-		dep.tables[b.addr] = e
+		(*tables)[b.addr] = e
 	}
-	dep.mu.Unlock()
+	mu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.table == nil {
@@ -228,8 +238,7 @@ func (b *builder) table(dep *stage, keys []*expr.Expr, nullSafe []bool) (broadca
 		if err != nil {
 			return nil, err
 		}
-		src := operators.NewRecordSource(dep.schema, dep.records()...)
-		t, err := newBroadcastTable(b.ctx, tgt, src, keys, nullSafe)
+		t, err := newBroadcastTable(b.ctx, tgt, src(), keys, nullSafe)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -524,36 +523,9 @@ func (b *builder) rtfTable(f *runtimeFilter) (broadcastTable, error) {
 	if f.err != nil || f.keys == nil {
 		return nil, f.err
 	}
-	f.mu.Lock()
-	if f.tables == nil {
-		f.tables = map[string]*tableEntry{}
-	}
-	e := f.tables[b.addr]
-	if e == nil {
-		e = &tableEntry{}
-		f.tables[b.addr] = e
-	}
-	f.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.table == nil {
-		if err := b.ctx.Err(); err != nil {
-			return nil, context.Cause(b.ctx)
-		}
-		tgt, err := b.q.broadcastTarget(b.addr)
-		if err != nil {
-			return nil, err
-		}
-		src := operators.NewRecordSource(f.keys.Schema(), f.keys)
-		t, err := newBroadcastTable(b.ctx, tgt, src, []*expr.Expr{expr.Column(0, "key", f.typ)}, []bool{false})
-		if err != nil {
-			return nil, err
-		}
-		e.table = t
-	}
-	e.table.Retain()
-	b.held = append(b.held, e.table.Release)
-	return e.table, nil
+	return b.deviceTable(&f.mu, &f.tables, func() operators.Operator {
+		return operators.NewRecordSource(f.keys.Schema(), f.keys)
+	}, []*expr.Expr{expr.Column(0, "key", f.typ)}, []bool{false})
 }
 
 // applyRuntimeFilter puts filter f over op (target's operator): a left
