@@ -216,16 +216,7 @@ func TestDictFixedTaken(t *testing.T) {
 
 // fixedSeed is a small file of fixedRecord for FuzzDictPages.
 func fixedSeed(t testing.TB, dir, name string, props ...parquet.WriterProperty) []byte {
-	rec := fixedRecord(memory.DefaultAllocator, 300, 5)
-	defer rec.Release()
-	path := filepath.Join(dir, name+".parquet")
-	writeFile(t, path, rec, append([]parquet.WriterProperty{parquet.WithMaxRowGroupLength(120), parquet.WithDataPageSize(96),
-		parquet.WithBatchSize(16), parquet.WithDictionaryDefault(true)}, props...)...)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return pagesSeed(t, fixedRecord, dir, name, props...)
 }
 
 // TestDictFixedMutations runs FuzzDictPages' body over random mutations of

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -20,7 +21,15 @@ import (
 // (dictRecord: nullable, required, empty strings) in data pages of the
 // given version and codec.
 func dictPagesSeed(t testing.TB, dir, name string, props ...parquet.WriterProperty) []byte {
-	rec := dictRecord(memory.DefaultAllocator, 300, 5)
+	return pagesSeed(t, dictRecord, dir, name, props...)
+}
+
+// pagesSeed writes 300 rows of record (seed 5) as a small file of
+// dictionary-encoded columns in many small pages and row groups and
+// returns its bytes.
+func pagesSeed(t testing.TB, record func(memory.Allocator, int, uint64) arrow.RecordBatch, dir, name string,
+	props ...parquet.WriterProperty) []byte {
+	rec := record(memory.DefaultAllocator, 300, 5)
 	defer rec.Release()
 	path := filepath.Join(dir, name+".parquet")
 	writeFile(t, path, rec, append([]parquet.WriterProperty{parquet.WithMaxRowGroupLength(120), parquet.WithDataPageSize(96),
