@@ -246,6 +246,8 @@ func TestAggBudget(t *testing.T) {
 	d := aggDev(t, testMem)
 	for _, c := range []aggCase{
 		{name: "hash", keyVTs: []uint32{vtI64, vtStr}, card: 100000, nullRate: 0.05},
+		{name: "hash one int key", keyVTs: []uint32{vtI64}, card: 100000, nullRate: 0.05, sel: true},
+		{name: "hash one I32 key", keyVTs: []uint32{vtI32}, card: 100000, nullRate: 0.05},
 		{name: "perfect", keyVTs: []uint32{vtI32}, card: 60000, domain: true},
 		{name: "perfect then out of domain", keyVTs: []uint32{vtI32}, card: 60000, domain: true, outOfDom: 0.01},
 	} {

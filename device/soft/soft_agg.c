@@ -35,8 +35,9 @@
  *    can never be addressed out of bounds.
  *  - Hashing: an open-addressing table of 64-bit slots (high 32 bits of the
  *    hash as a tag, group id + 1 below), linear probing, power-of-two
- *    capacity, load at most one half, doubled (and rebuilt from the records'
- *    stored hashes) when an insert would exceed it. An update hashes the key
+ *    capacity, load at most one half, grown (4x while small, 2x beyond
+ *    TABLE_QUAD slots, rebuilt from the records' stored hashes) when an
+ *    insert would exceed it. An update hashes the key
  *    columns of the whole vector first, column by column (strings of at
  *    most 16 bytes as two exact words, one or two mixes), then looks rows
  *    up in passes: every row's candidate group (first slot whose tag
@@ -45,8 +46,14 @@
  *    left over (new keys, tag collisions). Keys the state already holds
  *    (every row but a few with few groups) never leave the first passes,
  *    so low-cardinality keys without a domain hint cost a few ns per key
- *    column; the table changes only in the last pass. In front of all
- *    that, a row memo (raw key words: numbers, short strings' bytes, long
+ *    column; the table changes only in the last pass. One I32 or I64 key
+ *    (key1, the many-groups case: l_orderkey, l_partkey, o_custkey) has
+ *    its own first passes (probe_key1): rows repeating the previous row's
+ *    key take its group, the others are probed with the table line
+ *    prefetched well ahead and their candidate records prefetched as soon
+ *    as the slot is read, then compared in a pass of their own; new keys
+ *    and new groups skip the generic kval code. In front of all
+ *    that, a row memo (not for key1; raw key words: numbers, short strings' bytes, long
  *    strings' views; valid for one update) lets rows of few groups skip
  *    hashing and comparing entirely;
  *    it backs off when it stops hitting. In front of the memo, key codes
@@ -183,6 +190,7 @@ struct soft_agg_state {
   uint64_t budget, held;
   uint32_t n_keys, n_aggs, rec_size, perfect;
   uint32_t rows_only; /* no keys, and every aggregate is count(*) */
+  uint32_t key1;      /* one key, I32 or I64: key1_* fast paths */
   key_col keys[16];
   agg_col aggs[64];
   agg_block self, recs, table, arena, pindex;
@@ -243,7 +251,15 @@ static void blk_drop(soft_agg_state *st, agg_block *b) {
 
 /* Replaces block b by one of want bytes, keeping its first keep bytes and
    zeroing the rest; within the budget counted as the bytes held after. */
+static int blk_resize_z(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t keep, int zero, const char *what);
 static int blk_resize(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t keep, const char *what) {
+  return blk_resize_z(st, b, want, keep, 1, what);
+}
+
+/* blk_resize; with zero 0 the bytes after keep are left as they are (the
+   group records: new_group clears each record it appends, so the unused
+   tail is never read, and not touching it spares the page faults). */
+static int blk_resize_z(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t keep, int zero, const char *what) {
   soft_device *d = st->d;
   uint64_t len = soft_round_align(want);
   uint64_t after = st->held - b->bytes + len;
@@ -255,7 +271,7 @@ static int blk_resize(soft_agg_state *st, agg_block *b, uint64_t want, uint64_t 
   int s = soft_block_alloc(d, &nb, len);
   if (s) return s;
   if (keep) memcpy(nb.p, b->p, keep);
-  memset(nb.p + keep, 0, len - keep);
+  if (zero) memset(nb.p + keep, 0, len - keep);
   soft_block_free(d, b);
   *b = nb;
   st->held = after;
@@ -284,7 +300,7 @@ static uint32_t arena_put(soft_agg_state *st, const uint8_t *p, uint32_t len) {
 static int grow_groups(soft_agg_state *st) {
   if (st->n_groups >= MAX_GROUPS) return soft_fail(HADOS_E_NOMEM, "soft agg: more than %llu groups", (unsigned long long)MAX_GROUPS);
   uint64_t cap = st->cap_groups * 2;
-  int s = blk_resize(st, &st->recs, cap * st->rec_size, st->n_groups * st->rec_size, "group records");
+  int s = blk_resize_z(st, &st->recs, cap * st->rec_size, st->n_groups * st->rec_size, 0, "group records");
   if (!s) st->cap_groups = cap;
   return s;
 }
@@ -427,6 +443,17 @@ static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
       }
       continue;
     }
+    if (st->keys[k].vt == HADOS_VT_I64 || st->keys[k].vt == HADOS_VT_I32) { /* hash_kval of an integer, inlined */
+      const uint64_t c = fmix(0x2545f4914f6cdd1dULL);
+      const int i64 = st->keys[k].vt == HADOS_VT_I64;
+      for (uint32_t i = from; i < m; i++) {
+        const uint32_t row = rows[i];
+        const uint64_t x = i64 ? ((const uint64_t *)rv.data)[row] : ((const uint32_t *)rv.data)[row];
+        const uint64_t hk = rv.all_valid || rv.valid[row] ? fmix(x ^ c) : HASH_NULL;
+        hs[i] = hash_combine(hs[i], hk);
+      }
+      continue;
+    }
 #define HASH_LOOP(VT)                                 \
   for (uint32_t i = from; i < m; i++) {                  \
     kval x;                                           \
@@ -449,7 +476,27 @@ static void hash_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
 
 static uint8_t *rec_at(const soft_agg_state *st, uint64_t gid) { return st->recs.p + gid * st->rec_size; }
 
+/* Key k of a register row as a record stores it, for one I32 or I64 key
+   (st->key1): the value's bits, zero-extended; *null set for a null. */
+AI uint64_t key1_reg(const soft_reg *r, uint32_t vt, uint32_t row, uint32_t *null) {
+  *null = !(r->all_valid || r->valid[row]);
+  if (*null) return 0;
+  return vt == HADOS_VT_I64 ? ((const uint64_t *)r->data)[row] : ((const uint32_t *)r->data)[row];
+}
+
+AI uint64_t key1_rec(const soft_agg_state *st, const uint8_t *rec) {
+  const uint8_t *v = rec + st->keys[0].off;
+  if (st->keys[0].vt == HADOS_VT_I64) return *(const uint64_t *)v;
+  return *(const uint32_t *)v;
+}
+
 static int keys_equal(const soft_agg_state *st, const uint8_t *rec, const key_src *s) {
+  if (st->key1 && !s->rec) { /* one integer key of a register: no kval */
+    uint32_t xnull;
+    const uint64_t x = key1_reg(s->regs[0], st->keys[0].vt, s->row, &xnull);
+    const uint32_t rnull = rec_nulls(rec) & 1;
+    return rnull == xnull && (xnull || key1_rec(st, rec) == x);
+  }
   for (uint32_t k = 0; k < st->n_keys; k++) {
     kval a, b;
     kval_rec(st, rec, k, &a);
@@ -463,6 +510,24 @@ static int keys_equal(const soft_agg_state *st, const uint8_t *rec, const key_sr
 static int new_group(soft_agg_state *st, const key_src *s, uint64_t hash, uint32_t *gid) {
   int e;
   if (st->n_groups == st->cap_groups && (e = grow_groups(st))) return e;
+  if (st->key1 && !s->rec) { /* one integer key of a register: no kval */
+    uint32_t xnull;
+    const uint64_t x = key1_reg(s->regs[0], st->keys[0].vt, s->row, &xnull);
+    uint8_t *rec = rec_at(st, st->n_groups);
+    memset(rec, 0, st->rec_size);
+    memcpy(rec, &hash, 8);
+    const uint16_t nulls = (uint16_t)xnull;
+    memcpy(rec + 8, &nulls, 2);
+    uint8_t *v = rec + st->keys[0].off;
+    if (st->keys[0].vt == HADOS_VT_I64)
+      memcpy(v, &x, 8);
+    else {
+      const uint32_t x32 = (uint32_t)x;
+      memcpy(v, &x32, 4);
+    }
+    *gid = (uint32_t)st->n_groups++;
+    return HADOS_OK;
+  }
   uint64_t strbytes = 0;
   kval kv[16];
   for (uint32_t k = 0; k < st->n_keys; k++) {
@@ -519,17 +584,41 @@ static void table_put(soft_agg_state *st, uint64_t hash, uint32_t gid) {
 static int table_build(soft_agg_state *st, uint64_t cap) {
   int e = blk_resize(st, &st->table, cap * 8, 0, "hash table");
   if (e) return e;
+  enum { PF = 16 };
+  const uint64_t *tab = (const uint64_t *)st->table.p;
+  const uint64_t mask = cap - 1;
   for (uint64_t g = 0; g < st->n_groups; g++) {
     uint64_t h;
+    if (g + PF < st->n_groups) { /* the slot a later record goes to */
+      memcpy(&h, rec_at(st, g + PF), 8);
+      __builtin_prefetch(&tab[h & mask], 1);
+    }
     memcpy(&h, rec_at(st, g), 8);
     table_put(st, h, (uint32_t)g);
   }
   return HADOS_OK;
 }
 
+/* Grows the table before an insert would take its load over one half:
+   4x while it stays within TABLE_QUAD slots (fewer rebuilds while a
+   high-cardinality aggregation fills it), 2x beyond, or when 4x does not
+   fit in the budget. */
+#define TABLE_QUAD (1ULL << 18)
+static int table_grow(soft_agg_state *st) {
+  const uint64_t slots = st->table.bytes / 8;
+  if (slots * 4 <= TABLE_QUAD) {
+    const uint64_t held = st->held - st->table.bytes + soft_round_align(slots * 4 * 8);
+    if (!st->budget || held <= st->budget) {
+      int e = table_build(st, slots * 4);
+      if (e != HADOS_E_NOMEM) return e;
+    }
+  }
+  return table_build(st, slots * 2);
+}
+
 static int find_hash(soft_agg_state *st, const key_src *s, uint64_t hash, uint32_t *gid) {
   int e;
-  if ((st->n_groups + 1) * 2 * 8 > st->table.bytes && (e = table_build(st, st->table.bytes / 8 * 2))) return e;
+  if ((st->n_groups + 1) * 2 * 8 > st->table.bytes && (e = table_grow(st))) return e;
   uint64_t *tab = (uint64_t *)st->table.p;
   uint64_t mask = st->table.bytes / 8 - 1;
   uint64_t tag = hash >> 32;
@@ -1791,6 +1880,7 @@ int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget,
   for (uint32_t k = 0; k < st->n_keys; k++) st->keys[k].vt = spec->key_vtypes[k];
   memcpy(st->aggs, aggs, sizeof(agg_col) * st->n_aggs);
   layout(st);
+  st->key1 = st->n_keys == 1 && (st->keys[0].vt == HADOS_VT_I32 || st->keys[0].vt == HADOS_VT_I64);
   st->memo_ok = memo_usable(st);
   e = perfect_setup(st, spec);
   if (!e) {
@@ -1876,9 +1966,18 @@ static int update_check(const soft_agg_state *st, const soft_reg *const *keys, c
 
 /* st->gids[i] = the candidate group of row i, or NO_GID when its chain
    reaches an empty slot first. The slot PF_SLOT rows ahead is prefetched,
-   and the record it names PF_REC rows ahead once that slot is in cache. */
-static void probe_rows(soft_agg_state *st, uint32_t m, uint32_t from) {
-  enum { PF_SLOT = 16, PF_REC = 8 };
+   and a candidate's record is prefetched as soon as its slot is read, for
+   verify_key and the folds that come after the whole vector is probed (no
+   load waits on a record here). One integer key (st->key1) goes through
+   probe_key1, which compares the key itself: verify_key is not needed. */
+#define FOLLOW 0xfffffffeu
+static void probe_key1(soft_agg_state *st, const soft_reg *key, uint32_t m, uint32_t from);
+static void probe_rows(soft_agg_state *st, const soft_reg *key, uint32_t m, uint32_t from) {
+  enum { PF_SLOT = 32 };
+  if (st->key1 && key) {
+    probe_key1(st, key, m, from);
+    return;
+  }
   const uint64_t *h = st->hashes;
   const uint64_t *tab = (const uint64_t *)st->table.p;
   const uint64_t mask = st->table.bytes / 8 - 1;
@@ -1888,10 +1987,6 @@ static void probe_rows(soft_agg_state *st, uint32_t m, uint32_t from) {
   for (uint32_t i = from; i < m && i < from + PF_SLOT; i++) __builtin_prefetch(&tab[h[i] & mask]);
   for (uint32_t i = from; i < m; i++) {
     if (i + PF_SLOT < m) __builtin_prefetch(&tab[h[i + PF_SLOT] & mask]);
-    if (i + PF_REC < m) {
-      uint64_t v = tab[h[i + PF_REC] & mask];
-      if (v) __builtin_prefetch(base + ((uint32_t)v - 1) * rs); /* a prefetch never faults */
-    }
     const uint64_t tag = h[i] >> 32;
     uint32_t g = NO_GID;
     for (uint64_t j = h[i] & mask;; j = (j + 1) & mask) {
@@ -1899,11 +1994,79 @@ static void probe_rows(soft_agg_state *st, uint32_t m, uint32_t from) {
       if (!v) break;
       if (v >> 32 == tag) {
         g = (uint32_t)v - 1;
+        const uint8_t *rp = base + g * rs; /* for verify_key and the folds */
+        __builtin_prefetch(rp);
+        __builtin_prefetch(rp + rs - 1);
         break;
       }
     }
     gids[i] = g;
   }
+}
+
+/* probe_rows for one integer key. A row with the key of the row before it
+   (a run: lineitem by l_orderkey) takes that row's group without a probe;
+   the first rows of runs (all rows, for unclustered keys) are probed, the
+   prefetch distances counted in them, so runs do not shorten them. */
+static void probe_key1(soft_agg_state *st, const soft_reg *key, uint32_t m, uint32_t from) {
+  enum { PF_SLOT = 64 };
+  const uint64_t *h = st->hashes;
+  const uint64_t *tab = (const uint64_t *)st->table.p;
+  const uint64_t mask = st->table.bytes / 8 - 1;
+  uint32_t *gids = st->gids, *lead = st->idx;
+  uint8_t *const base = st->recs.p;
+  const uint64_t rs = st->rec_size;
+  const uint16_t *rows = st->rows;
+  const reg_view r = view_of(key);
+  const uint32_t off = st->keys[0].off, i64 = st->keys[0].vt == HADOS_VT_I64;
+  uint32_t n = 0;
+  uint64_t px = 0;
+  uint32_t pnull = 2;
+  for (uint32_t i = from; i < m; i++) {
+    const uint32_t row = rows[i];
+    const uint32_t xnull = !(r.all_valid || r.valid[row]);
+    const uint64_t x = xnull ? 0 : i64 ? ((const uint64_t *)r.data)[row] : ((const uint32_t *)r.data)[row];
+    const int same = xnull == pnull && x == px;
+    gids[i] = FOLLOW;
+    lead[n] = i;
+    n += !same;
+    px = x;
+    pnull = xnull;
+  }
+  /* candidates: the first slot of the chain with the row's tag; its
+     record is prefetched for the compare below and the folds after */
+  for (uint32_t t = 0; t < n && t < PF_SLOT; t++) __builtin_prefetch(&tab[h[lead[t]] & mask]);
+  for (uint32_t t = 0; t < n; t++) {
+    if (t + PF_SLOT < n) __builtin_prefetch(&tab[h[lead[t + PF_SLOT]] & mask]);
+    const uint32_t i = lead[t];
+    const uint64_t tag = h[i] >> 32;
+    uint32_t g = NO_GID;
+    for (uint64_t j = h[i] & mask;; j = (j + 1) & mask) {
+      uint64_t v = tab[j];
+      if (!v) break;
+      if (v >> 32 == tag) {
+        g = (uint32_t)v - 1;
+        const uint8_t *rp = base + g * rs;
+        __builtin_prefetch(rp);
+        __builtin_prefetch(rp + rs - 1);
+        break;
+      }
+    }
+    gids[i] = g;
+  }
+  /* a candidate with another key (a tag collision) is left to find_hash */
+  for (uint32_t t = 0; t < n; t++) {
+    const uint32_t i = lead[t], g = gids[i];
+    if (g == NO_GID) continue;
+    const uint32_t row = rows[i];
+    const uint32_t xnull = !(r.all_valid || r.valid[row]);
+    const uint64_t x = xnull ? 0 : i64 ? ((const uint64_t *)r.data)[row] : ((const uint32_t *)r.data)[row];
+    const uint8_t *rec = base + g * rs;
+    const uint64_t y = i64 ? *(const uint64_t *)(rec + off) : *(const uint32_t *)(rec + off);
+    if ((rec_nulls(rec) & 1) != xnull || y != x) gids[i] = NO_GID;
+  }
+  for (uint32_t i = from + 1; i < m; i++)
+    if (gids[i] == FOLLOW) gids[i] = gids[i - 1];
 }
 
 /* Compares key k of every candidate row with its candidate record; a row
@@ -1964,6 +2127,9 @@ static void verify_key(soft_agg_state *st, uint32_t k, const soft_reg *reg, uint
 
 static uint32_t memo_usable(const soft_agg_state *st) {
   if (st->n_keys == 0 || st->n_keys > MEMO_KEYS) return 0;
+  /* one integer key: more than the key codes' 256 values overflow the
+     memo's slots, and probe_rows catches runs of one key itself */
+  if (st->key1) return 0;
   for (uint32_t k = 0; k < st->n_keys; k++)
     if (st->keys[k].vt == HADOS_VT_I128) return 0;
   return 1;
@@ -2308,14 +2474,24 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
   }
   if (from == m) return HADOS_OK;
   hash_rows(st, keys, m, from);
-  probe_rows(st, m, from);
-  for (uint32_t k = 0; k < st->n_keys; k++) verify_key(st, k, keys[k], m, from);
+  probe_rows(st, keys[0], m, from);
+  if (!st->key1)
+    for (uint32_t k = 0; k < st->n_keys; k++) verify_key(st, k, keys[k], m, from);
   /* The rest, in row order: new keys (inserted in first-seen order; a
      later row of the same new key finds it) and tag collisions. */
   const uint64_t *h = st->hashes;
   for (uint32_t i = from; i < m; i++) {
     if (st->gids[i] != NO_GID) continue;
     s.row = st->rows[i];
+    if (st->key1 && i > from) { /* a run of one new key: the previous row inserted it */
+      uint32_t an, bn;
+      const uint64_t a = key1_reg(keys[0], st->keys[0].vt, st->rows[i - 1], &an);
+      const uint64_t b = key1_reg(keys[0], st->keys[0].vt, s.row, &bn);
+      if (an == bn && a == b) {
+        st->gids[i] = st->gids[i - 1];
+        continue;
+      }
+    }
     if ((e = find_hash(st, &s, h[i], &st->gids[i]))) return e;
   }
   return HADOS_OK;
@@ -2505,26 +2681,39 @@ static void out_value(const soft_agg_state *st, const out_src *o, const uint8_t 
   }
 }
 
-static int emit_column(soft_device *d, const soft_agg_state *st, const hados_column *col, uint32_t c, const out_src *o) {
+/* An output column's buffers, resolved once for the whole emit. */
+typedef struct emit_dst {
+  uint8_t *valid, *data, *offs;
+  int large;
+  uint64_t pos; /* string bytes written so far */
+} emit_dst;
+
+static int emit_open(soft_device *d, const soft_agg_state *st, const hados_column *col, const out_src *o, emit_dst *w) {
   uint64_t n = st->n_groups;
-  uint8_t *valid = NULL, *data, *offs = NULL;
   int e;
-  int large = (col->flags & HADOS_COLF_LARGE) != 0;
+  memset(w, 0, sizeof *w);
+  w->large = (col->flags & HADOS_COLF_LARGE) != 0;
   if (n == 0 && o->vt != HADOS_VT_STR) return HADOS_OK; /* nothing to write; buffers may be absent */
-  if (n && col->validity && (e = soft_range(d, col->validity, (n + 7) / 8, &valid))) return e;
+  if (n && col->validity && (e = soft_range(d, col->validity, (n + 7) / 8, &w->valid))) return e;
   if (o->vt == HADOS_VT_STR) {
-    data = NULL;
-    if ((e = soft_range(d, col->offsets, (n + 1) * (large ? 8 : 4), &offs)) ||
-        (col->capacity && (e = soft_range(d, col->data, col->capacity, &data))))
+    if ((e = soft_range(d, col->offsets, (n + 1) * (w->large ? 8 : 4), &w->offs)) ||
+        (col->capacity && (e = soft_range(d, col->data, col->capacity, &w->data))))
       return e;
   } else {
     uint64_t bytes = o->vt == HADOS_VT_BOOL ? (n + 7) / 8 : n * vt_width(o->vt);
-    if ((e = soft_range(d, col->data, bytes, &data))) return e;
+    if ((e = soft_range(d, col->data, bytes, &w->data))) return e;
   }
-  if (valid) memset(valid, 0, (n + 7) / 8);
-  if (o->vt == HADOS_VT_BOOL) memset(data, 0, (n + 7) / 8);
-  uint64_t pos = 0;
-  for (uint64_t g = 0; g < n; g++) {
+  if (w->valid) memset(w->valid, 0, (n + 7) / 8);
+  if (o->vt == HADOS_VT_BOOL) memset(w->data, 0, (n + 7) / 8);
+  return HADOS_OK;
+}
+
+/* Writes groups g0..g1 of output column c. */
+static int emit_rows(const soft_agg_state *st, uint32_t c, const out_src *o, emit_dst *w, uint64_t g0, uint64_t g1) {
+  uint8_t *const valid = w->valid, *const data = w->data, *const offs = w->offs;
+  const int large = w->large;
+  uint64_t pos = w->pos;
+  for (uint64_t g = g0; g < g1; g++) {
     fin x = {0};
     out_value(st, o, rec_at(st, g), &x);
     if (x.valid && valid) valid[g / 8] |= (uint8_t)(1u << (g % 8));
@@ -2571,16 +2760,20 @@ static int emit_column(soft_device *d, const soft_agg_state *st, const hados_col
       }
     }
   }
-  if (o->vt == HADOS_VT_STR) {
-    if (large) {
-      int64_t p = (int64_t)pos;
-      memcpy(offs + 8 * n, &p, 8);
-    } else {
-      int32_t p = (int32_t)pos;
-      memcpy(offs + 4 * n, &p, 4);
-    }
-  }
+  w->pos = pos;
   return HADOS_OK;
+}
+
+static void emit_close(const soft_agg_state *st, const out_src *o, emit_dst *w) {
+  if (o->vt != HADOS_VT_STR) return;
+  const uint64_t n = st->n_groups;
+  if (w->large) {
+    int64_t p = (int64_t)w->pos;
+    memcpy(w->offs + 8 * n, &p, 8);
+  } else {
+    int32_t p = (int32_t)w->pos;
+    memcpy(w->offs + 4 * n, &p, 4);
+  }
 }
 
 int soft_agg_emit(soft_device *d, const soft_agg_state *st, const hados_agg_out *out, uint64_t *n) {
@@ -2619,10 +2812,22 @@ int soft_agg_emit(soft_device *d, const soft_agg_state *st, const hados_agg_out 
                        (unsigned long long)bytes, (unsigned long long)st->n_groups, (unsigned long long)col->capacity);
     }
   }
+  /* Blocks of EMIT_BLOCK groups, every column of a block before the next:
+     the block's records are read from memory once, not once per column. */
+  enum { EMIT_BLOCK = 512 };
+  emit_dst ws[16 + 128];
   for (uint32_t c = 0; c < nc; c++) {
-    int e = emit_column(d, st, &out->cols[c], c, &os[c]);
+    int e = emit_open(d, st, &out->cols[c], &os[c], &ws[c]);
     if (e) return e;
   }
+  for (uint64_t g0 = 0; g0 < st->n_groups; g0 += EMIT_BLOCK) {
+    const uint64_t g1 = g0 + EMIT_BLOCK < st->n_groups ? g0 + EMIT_BLOCK : st->n_groups;
+    for (uint32_t c = 0; c < nc; c++) {
+      int e = emit_rows(st, c, &os[c], &ws[c], g0, g1);
+      if (e) return e;
+    }
+  }
+  for (uint32_t c = 0; c < nc; c++) emit_close(st, &os[c], &ws[c]);
   *n = st->n_groups;
   return HADOS_OK;
 }
