@@ -291,7 +291,7 @@ func (h *HashAggregate) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	n := max(1, h.t.Device.Info().Cores)
+	n := max(1, h.t.cores())
 	if h.spill.oneState {
 		n = 1
 	}

@@ -35,7 +35,7 @@ func (t *Target) upload(ctx context.Context, b []byte) (*hmem.Buffer, error) {
 
 // parts splits rows into contiguous ranges, one per engine core.
 func (t *Target) parts(rows int) [][2]int {
-	k := max(1, min(t.Device.Info().Cores, (rows+MinRowsPerCore-1)/MinRowsPerCore))
+	k := max(1, min(t.cores(), (rows+MinRowsPerCore-1)/MinRowsPerCore))
 	out := make([][2]int, k)
 	for i := range out {
 		out[i] = [2]int{rows * i / k, rows * (i + 1) / k}

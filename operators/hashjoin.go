@@ -337,7 +337,7 @@ func (h *HashJoin) Next(ctx context.Context) (_ arrow.Record, err error) {
 // does not take. A join whose output the quota splits probes in turn.
 func (h *HashJoin) roomToProbeAhead() bool {
 	a := h.t.Account
-	if h.t.Device.Info().Cores <= 1 || h.level != 0 {
+	if h.t.cores() <= 1 || h.level != 0 {
 		return false
 	}
 	if a == nil || a.Limit() == 0 {

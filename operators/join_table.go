@@ -153,7 +153,7 @@ func buildParts(t *Target, rows int) int {
 		return 1
 	}
 	p := 1
-	for p*2 <= min(t.Device.Info().Cores, maxBuildParts) {
+	for p*2 <= min(t.cores(), maxBuildParts) {
 		p *= 2
 	}
 	return p

@@ -149,7 +149,7 @@ func (s *Sort) Next(ctx context.Context) (_ arrow.Record, err error) {
 		var err error
 		switch {
 		case s.sorted != nil:
-			s.pending, err = s.sorted.next(ctx, s.t.Device.Info().Cores)
+			s.pending, err = s.sorted.next(ctx, s.t.cores())
 			if len(s.pending) == 0 && err == nil {
 				s.sorted.release()
 				s.sorted = nil

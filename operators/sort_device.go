@@ -95,7 +95,7 @@ func (t *Target) order(ctx context.Context, rec arrow.Record, o sortOrder, limit
 			a, b := runs[i], runs[i+1]
 			pieces := 1
 			if limit <= 0 && len(runs) == 2 && bufs[cur].Bytes() != nil {
-				pieces = min(t.Device.Info().Cores, (a[1]+b[1])/MinRowsPerCore)
+				pieces = min(t.cores(), (a[1]+b[1])/MinRowsPerCore)
 			}
 			ops = append(ops, t.mergeOps(rec, o, desc, bufs[cur], bufs[1-cur], a, b, pieces)...)
 			n := a[1] + b[1]

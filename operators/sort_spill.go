@@ -65,7 +65,7 @@ func (s *Sort) spillGroup(ctx context.Context, recs []arrow.Record) error {
 		return err
 	}
 	for {
-		batches, err := sr.next(ctx, s.t.Device.Info().Cores)
+		batches, err := sr.next(ctx, s.t.cores())
 		for i, b := range batches {
 			if err == nil {
 				err = w.Write(b)

@@ -28,6 +28,21 @@ type Target struct {
 	// HashAggregate, HashJoin) write their spill runs; nil disables
 	// spilling (they fail with QuotaExceeded). The task owns and closes it.
 	Spill *spill.Manager
+	// Cores, when positive, caps the device cores one operator spreads its
+	// work over (the device's cores otherwise): a stage whose tasks
+	// already fill every core runs each task's operators on one core
+	// instead of splitting every program across cores the other tasks
+	// are using.
+	Cores int
+}
+
+// cores is how many device cores an operator spreads its work over.
+func (t *Target) cores() int {
+	n := max(1, t.Device.Info().Cores)
+	if t.Cores > 0 {
+		n = min(n, t.Cores)
+	}
+	return n
 }
 
 // Validate checks that every part is present.

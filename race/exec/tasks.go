@@ -170,6 +170,7 @@ func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (
 		}
 	}()
 	tgt := task.Targets()[0]
+	tgt.Cores = q.taskCores(s)
 	if q.spillDir != "" {
 		m, err := spill.NewManager(filepath.Join(q.spillDir, fmt.Sprintf("task-%d", task.Spec.ID)), q.env.ShuffleCodec)
 		if err != nil {
@@ -189,6 +190,21 @@ func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (
 		q.stats.add(b.stats)
 	}
 	return err
+}
+
+// splitTasks switches taskCores (on; off lets every task's operators
+// spread over all of its device's cores, for A/B measurements).
+var splitTasks = true
+
+// taskCores is how many device cores each task of stage s spreads an
+// operator's work over: the task slots shared by the stage's tasks (one
+// when they fill every slot, so that two tasks on two cores do not each
+// split every program across both), 0 (all) for a stage of one task.
+func (q *query) taskCores(s *stage) int {
+	if !splitTasks || s.tasks <= 1 {
+		return 0
+	}
+	return max(1, q.slots.size()/s.tasks)
 }
 
 // pickDevice returns the next device round robin.
