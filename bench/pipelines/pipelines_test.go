@@ -59,7 +59,7 @@ func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
 			var schemas []*arrow.Schema
 			var data [][]arrow.Record
 			for _, l := range layouts {
-				s, recs := tpchpipes.LineitemLayout(b, tgt, sf, l)
+				s, recs := tpchpipes.LineitemBatches(b, tgt, sf, l, batchRows())
 				schemas, data = append(schemas, s), append(data, recs)
 			}
 			for _, q := range []struct {
@@ -107,7 +107,8 @@ func BenchmarkQ1Q6VsDuckDB(b *testing.B) {
 // profiling and A/B runs of the engine without DuckDB in the process:
 // HADOS_BENCH_Q (q1, default, or q6), HADOS_BENCH_LAYOUT (plain, default,
 // or dict), HADOS_BENCH_THREADS engine cores (default 1), lineitem at
-// HADOS_BENCH_SF. It reports the median wall and process CPU per run.
+// HADOS_BENCH_SF, records of HADOS_BENCH_BATCH rows (see batchRows). It
+// reports the median wall and process CPU per run.
 func BenchmarkHadosOnly(b *testing.B) {
 	sf, threads := 1.0, 1
 	if v := os.Getenv("HADOS_BENCH_SF"); v != "" {
@@ -128,7 +129,7 @@ func BenchmarkHadosOnly(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { eng.Close() }) // after the records' cleanup (LIFO)
-	s, recs := tpchpipes.LineitemLayout(b, eng.Target, sf, layout)
+	s, recs := tpchpipes.LineitemBatches(b, eng.Target, sf, layout, batchRows())
 	var wall, cpu []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -146,4 +147,17 @@ func BenchmarkHadosOnly(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(measure.Median(wall).Microseconds())/1000, "wall-ms")
 	b.ReportMetric(float64(measure.Median(cpu).Microseconds())/1000, "cpu-ms")
+}
+
+// batchRows is the rows per lineitem record: HADOS_BENCH_BATCH, default
+// tpchpipes.BatchRows. Each record is one synchronous host/device round
+// trip of the pipeline (stage, submit, wait), so larger records show how
+// much of a run is hand-off between the host and the engine cores.
+func batchRows() int {
+	if v := os.Getenv("HADOS_BENCH_BATCH"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return tpchpipes.BatchRows
 }

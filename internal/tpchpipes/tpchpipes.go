@@ -54,9 +54,24 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 	return LineitemLayout(tb, t, sf, Plain)
 }
 
+// BatchRows is the rows per record of Lineitem and LineitemLayout.
+const BatchRows = 1 << 17
+
 // LineitemLayout is Lineitem in a given layout.
 func LineitemLayout(tb testing.TB, t *operators.Target, sf float64, layout Layout) (*arrow.Schema, []arrow.Record) {
 	tb.Helper()
+	return LineitemBatches(tb, t, sf, layout, BatchRows)
+}
+
+// LineitemBatches is LineitemLayout with records of about batchRows rows
+// (tpchgen's batch size): every record is one synchronous round trip of a
+// pipeline to the device, so the batch size sets how much of a run is
+// host/device hand-off rather than kernel time.
+func LineitemBatches(tb testing.TB, t *operators.Target, sf float64, layout Layout, batchRows int) (*arrow.Schema, []arrow.Record) {
+	tb.Helper()
+	if batchRows <= 0 {
+		tb.Fatalf("tpchpipes: batch of %d rows", batchRows)
+	}
 	var mem memory.Allocator = hmem.NewHostAllocator(t.Host, nil)
 	if t.HostVisible() {
 		a, err := hmem.NewDeviceAllocator(t.Pool, nil)
@@ -65,7 +80,7 @@ func LineitemLayout(tb testing.TB, t *operators.Target, sf float64, layout Layou
 		}
 		mem = a
 	}
-	rr, err := tpchgen.NewTableReader("lineitem", tpchgen.Options{SF: sf, Mem: mem, BatchRows: 1 << 17})
+	rr, err := tpchgen.NewTableReader("lineitem", tpchgen.Options{SF: sf, Mem: mem, BatchRows: batchRows})
 	if err != nil {
 		tb.Fatal(err)
 	}
