@@ -1964,6 +1964,24 @@ static int update_check(const soft_agg_state *st, const soft_reg *const *keys, c
  */
 #define NO_GID 0xffffffffu
 
+/* The group of the first slot in hash's chain whose tag matches (NO_GID
+   when none does), its record prefetched for the key compare and the
+   folds after; a tag collision is left to the caller's key check. */
+static inline uint32_t tag_candidate(const uint64_t *tab, uint64_t mask, const uint8_t *base, uint64_t rs, uint64_t hash) {
+  const uint64_t tag = hash >> 32;
+  for (uint64_t j = hash & mask;; j = (j + 1) & mask) {
+    const uint64_t v = tab[j];
+    if (!v) return NO_GID;
+    if (v >> 32 == tag) {
+      const uint32_t g = (uint32_t)v - 1;
+      const uint8_t *rp = base + g * rs;
+      __builtin_prefetch(rp);
+      __builtin_prefetch(rp + rs - 1);
+      return g;
+    }
+  }
+}
+
 /* st->gids[i] = the candidate group of row i, or NO_GID when its chain
    reaches an empty slot first. The slot PF_SLOT rows ahead is prefetched,
    and a candidate's record is prefetched as soon as its slot is read, for
@@ -1987,20 +2005,7 @@ static void probe_rows(soft_agg_state *st, const soft_reg *key, uint32_t m, uint
   for (uint32_t i = from; i < m && i < from + PF_SLOT; i++) __builtin_prefetch(&tab[h[i] & mask]);
   for (uint32_t i = from; i < m; i++) {
     if (i + PF_SLOT < m) __builtin_prefetch(&tab[h[i + PF_SLOT] & mask]);
-    const uint64_t tag = h[i] >> 32;
-    uint32_t g = NO_GID;
-    for (uint64_t j = h[i] & mask;; j = (j + 1) & mask) {
-      uint64_t v = tab[j];
-      if (!v) break;
-      if (v >> 32 == tag) {
-        g = (uint32_t)v - 1;
-        const uint8_t *rp = base + g * rs; /* for verify_key and the folds */
-        __builtin_prefetch(rp);
-        __builtin_prefetch(rp + rs - 1);
-        break;
-      }
-    }
-    gids[i] = g;
+    gids[i] = tag_candidate(tab, mask, base, rs, h[i]);
   }
 }
 
@@ -2039,20 +2044,7 @@ static void probe_key1(soft_agg_state *st, const soft_reg *key, uint32_t m, uint
   for (uint32_t t = 0; t < n; t++) {
     if (t + PF_SLOT < n) __builtin_prefetch(&tab[h[lead[t + PF_SLOT]] & mask]);
     const uint32_t i = lead[t];
-    const uint64_t tag = h[i] >> 32;
-    uint32_t g = NO_GID;
-    for (uint64_t j = h[i] & mask;; j = (j + 1) & mask) {
-      uint64_t v = tab[j];
-      if (!v) break;
-      if (v >> 32 == tag) {
-        g = (uint32_t)v - 1;
-        const uint8_t *rp = base + g * rs;
-        __builtin_prefetch(rp);
-        __builtin_prefetch(rp + rs - 1);
-        break;
-      }
-    }
-    gids[i] = g;
+    gids[i] = tag_candidate(tab, mask, base, rs, h[i]);
   }
   /* a candidate with another key (a tag collision) is left to find_hash */
   for (uint32_t t = 0; t < n; t++) {
