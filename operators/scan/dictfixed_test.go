@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -228,18 +226,7 @@ func TestDictFixedMutations(t *testing.T) {
 		fixedSeed(t, dir, "v2-snappy-decint", parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithStoreDecimalAsInteger(true)),
 	}
-	iters := 150
-	if testing.Short() {
-		iters = 40
-	}
-	if v, _ := strconv.Atoi(os.Getenv("HADOS_DICT_MUTATIONS")); v > 0 { // a longer run by hand
-		iters = v
-	}
-	rng := newRand(29)
-	for i := 0; i < iters && !t.Failed(); i++ {
-		s := seeds[i%2]
-		mutateAndCompare(t, s, uint32(rng.IntN(len(s))), byte(1+rng.IntN(255)), uint8(1+rng.IntN(4)))
-	}
+	mutateSeeds(t, seeds, 29)
 }
 
 // encodeHybrid encodes vals (each below 1<<w) in Parquet's RLE/bit-packed

@@ -102,6 +102,13 @@ func TestDictPagesMutations(t *testing.T) {
 		dictPagesSeed(t, dir, "v1"),
 		dictPagesSeed(t, dir, "v2-snappy", parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy)),
 	}
+	mutateSeeds(t, seeds, 17)
+}
+
+// mutateSeeds runs mutateAndCompare over 150 random single mutations (40
+// with -short, HADOS_DICT_MUTATIONS by hand) of seeds, in turn, from the
+// random stream of seed.
+func mutateSeeds(t *testing.T, seeds [][]byte, seed uint64) {
 	iters := 150
 	if testing.Short() {
 		iters = 40
@@ -109,9 +116,9 @@ func TestDictPagesMutations(t *testing.T) {
 	if v, _ := strconv.Atoi(os.Getenv("HADOS_DICT_MUTATIONS")); v > 0 { // a longer run by hand
 		iters = v
 	}
-	rng := newRand(17)
+	rng := newRand(seed)
 	for i := 0; i < iters && !t.Failed(); i++ {
-		s := seeds[i%2]
+		s := seeds[i%len(seeds)]
 		mutateAndCompare(t, s, uint32(rng.IntN(len(s))), byte(1+rng.IntN(255)), uint8(1+rng.IntN(4)))
 	}
 }
