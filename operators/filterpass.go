@@ -34,17 +34,46 @@ func newPassPlan(in *arrow.Schema, cond *expr.Expr, proj []*expr.Expr) *passPlan
 	if cond != nil && !p.addNotNull(cond, in.NumFields()) {
 		return nil
 	}
-	for _, e := range proj {
+	cols, ok := ColumnPicks(in, proj)
+	if !ok {
+		return nil
+	}
+	p.cols = cols
+	return p
+}
+
+// ColumnPicks returns the input column each projection picks when every
+// one of proj is a reference to a column of in typed exactly as that
+// column (a projection that only picks, reorders or renames columns);
+// false otherwise.
+func ColumnPicks(in *arrow.Schema, proj []*expr.Expr) ([]int, bool) {
+	cols := make([]int, len(proj))
+	for i, e := range proj {
 		if e == nil || e.Op != expr.OpColumn || e.Col < 0 || e.Col >= in.NumFields() {
-			return nil
+			return nil, false
 		}
 		at, err := types.ToArrow(e.Type)
 		if err != nil || !arrow.TypeEqual(at, in.Field(e.Col).Type) {
-			return nil
+			return nil, false
 		}
-		p.cols = append(p.cols, e.Col)
+		cols[i] = e.Col
 	}
-	return p
+	return cols, true
+}
+
+// PickColumns returns the record of schema out whose column i is in's
+// column cols[i] (retained: the caller owns the record, in stays the
+// caller's), or nil and the first output column in does not hold as out
+// types it.
+func PickColumns(in arrow.Record, out *arrow.Schema, cols []int) (arrow.Record, int) {
+	arrays := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		if c >= int(in.NumCols()) || !arrow.TypeEqual(in.Column(c).DataType(), out.Field(i).Type) {
+			return nil, i
+		}
+		arrays[i] = in.Column(c)
+	}
+	return array.NewRecord(out, arrays, in.NumRows()), -1 // retains each array (twice for a column picked twice)
 }
 
 // addNotNull adds the columns of a conjunction of isnotnull(column) terms;
@@ -75,18 +104,11 @@ func (p *passPlan) addNotNull(e *expr.Expr, ncols int) bool {
 // every row of it (the caller owns the record; in is left to the caller),
 // or nil when the batch must run through the pipeline.
 func (p *passPlan) take(in arrow.Record, out *arrow.Schema) arrow.Record {
-	ncols := int(in.NumCols())
 	for _, c := range p.notNull {
-		if c >= ncols || in.Column(c).NullN() != 0 {
+		if c >= int(in.NumCols()) || in.Column(c).NullN() != 0 {
 			return nil
 		}
 	}
-	arrays := make([]arrow.Array, len(p.cols))
-	for i, c := range p.cols {
-		if c >= ncols || !arrow.TypeEqual(in.Column(c).DataType(), out.Field(i).Type) {
-			return nil
-		}
-		arrays[i] = in.Column(c)
-	}
-	return array.NewRecord(out, arrays, in.NumRows()) // retains the arrays
+	rec, _ := PickColumns(in, out, p.cols)
+	return rec
 }

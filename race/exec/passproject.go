@@ -6,12 +6,10 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
-	"github.com/hados-io/hados/operators/types"
 )
 
 // passProjects switches pass-through projections (on; off builds every
@@ -42,18 +40,13 @@ func newPassProject(child operators.Operator, proj []*expr.Expr, names []string)
 		return nil, false
 	}
 	in := child.Schema()
-	cols := make([]int, len(proj))
+	cols, ok := operators.ColumnPicks(in, proj)
+	if !ok {
+		return nil, false
+	}
 	fields := make([]arrow.Field, len(proj))
-	for i, e := range proj {
-		if e == nil || e.Op != expr.OpColumn || e.Col < 0 || e.Col >= in.NumFields() {
-			return nil, false
-		}
-		at, err := types.ToArrow(e.Type)
-		if err != nil || !arrow.TypeEqual(at, in.Field(e.Col).Type) {
-			return nil, false
-		}
-		cols[i] = e.Col
-		fields[i] = arrow.Field{Name: names[i], Type: at, Nullable: true}
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: names[i], Type: in.Field(c).Type, Nullable: true}
 	}
 	passProjectsBuilt.Add(1)
 	return &passProject{child: child, cols: cols, out: arrow.NewSchema(fields, nil)}, true
@@ -72,16 +65,12 @@ func (p *passProject) Next(ctx context.Context) (arrow.Record, error) {
 		return nil, err
 	}
 	defer in.Release()
-	cols := make([]arrow.Array, len(p.cols))
-	for i, c := range p.cols {
-		if c >= int(in.NumCols()) || !arrow.TypeEqual(in.Column(c).DataType(), p.out.Field(i).Type) {
-			return nil, fmt.Errorf("%w: projection of column %d (%s): the input batch does not hold it as %s",
-				device.ErrInvalid, c, p.out.Field(i).Name, p.out.Field(i).Type)
-		}
-		cols[i] = in.Column(c)
+	rec, bad := operators.PickColumns(in, p.out, p.cols)
+	if rec == nil {
+		return nil, fmt.Errorf("%w: projection of column %d (%s): the input batch does not hold it as %s",
+			device.ErrInvalid, p.cols[bad], p.out.Field(bad).Name, p.out.Field(bad).Type)
 	}
-	// NewRecord retains each array (twice for a column picked twice).
-	return array.NewRecord(p.out, cols, in.NumRows()), nil
+	return rec, nil
 }
 
 func (p *passProject) Close() error { return p.child.Close() }
