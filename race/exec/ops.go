@@ -254,10 +254,9 @@ func (b *builder) deviceTable(mu *sync.Mutex, tables *map[string]*tableEntry, sr
 // when none does (the broadcast is read otherwise).
 func (q *query) buildJoin(at *rules.Node) *rules.Node {
 	var found *rules.Node
-	var walk func(n *rules.Node)
-	walk = func(n *rules.Node) {
-		if n == nil || found != nil {
-			return
+	eachNode(q.res, func(n *rules.Node) bool {
+		if found != nil {
+			return false
 		}
 		if n.Kind == rules.DpuHashJoin && n.Device != nil && n.Device.Join != nil && len(n.Children) == 2 {
 			i := 1
@@ -266,18 +265,31 @@ func (q *query) buildJoin(at *rules.Node) *rules.Node {
 			}
 			if resolve(stripTransitions(n.Children[i])) == at {
 				found = n
-				return
+				return false
 			}
+		}
+		return true
+	})
+	return found
+}
+
+// eachNode calls visit on every node of the converted plan, the main tree
+// and then the subqueries, parents before children; visit returns false
+// to skip a node's children.
+func eachNode(res *rules.Result, visit func(*rules.Node) bool) {
+	var walk func(n *rules.Node)
+	walk = func(n *rules.Node) {
+		if n == nil || !visit(n) {
+			return
 		}
 		for _, c := range n.Children {
 			walk(c)
 		}
 	}
-	walk(q.res.Root)
-	for _, sq := range q.res.Subqueries {
+	walk(res.Root)
+	for _, sq := range res.Subqueries {
 		walk(sq)
 	}
-	return found
 }
 
 // prebuild builds broadcast stage s's table as soon as its rows are

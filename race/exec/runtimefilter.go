@@ -128,22 +128,12 @@ func (q *query) walkStage(s *stage, n *rules.Node, visit func(*rules.Node)) {
 // reusedNodes is every exchange a ReusedExchange reads again.
 func reusedNodes(res *rules.Result) map[*rules.Node]bool {
 	out := map[*rules.Node]bool{}
-	var walk func(n *rules.Node)
-	walk = func(n *rules.Node) {
-		if n == nil {
-			return
-		}
+	eachNode(res, func(n *rules.Node) bool {
 		if n.Kind == rules.DpuReusedExchange && n.Device != nil && n.Device.Reuses != nil {
 			out[n.Device.Reuses] = true
 		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(res.Root)
-	for _, sq := range res.Subqueries {
-		walk(sq)
-	}
+		return true
+	})
 	return out
 }
 
