@@ -56,6 +56,10 @@ var abVariants = []abVariant{
 	// that fell back to plain part way.
 	{"fixed-pq", func() { setAB(true, true, false, true); ownFixedDicts = false }},
 	{"fixed-dict", func() { setAB(true, true, false, true); ownFixedPlain = false }},
+	// session 5: "short-bytes" expands dictionaries of short strings of
+	// differing lengths a byte at a time, as before; "now" with one 16- or
+	// 32-byte store per value (expandShortVar).
+	{"short-bytes", func() { setAB(true, true, false, true); expandShort = false }},
 }
 
 // abDefault is the variant the package's defaults amount to, restored
@@ -68,7 +72,7 @@ func setAB(noClear, pagePool, dev, cSnappy bool) {
 	clearDecodeBuffers, plainPageBuffers, deviceDecompression = !noClear, !pagePool, dev
 	setCSnappy(cSnappy)
 	setPrefetchAB(true, true)
-	expandUniform, ownDictPages, ownFixedDicts, ownFixedPlain = true, true, true, true
+	expandUniform, ownDictPages, ownFixedDicts, ownFixedPlain, expandShort = true, true, true, true, true
 }
 
 func setPrefetchAB(idleHelpers, byBytes bool) {

@@ -241,6 +241,13 @@ func expandVar(valBuf *memory.Buffer, offs, ix, dOffs []int32, base int32, dByte
 	if total > math.MaxInt32 {
 		return fmt.Errorf("%w: %d bytes of strings in one batch", ErrCorrupt, total)
 	}
+	if w := shortWidth(dOffs); w > 0 && expandShort {
+		// room for the last value's whole-word store past the end
+		valBuf.Reserve(int(total) + w)
+		valBuf.ResizeNoShrink(int(total))
+		expandShortVar(valBuf.Buf()[:int(total)+w], offs, ix, dOffs, base, dBytes, w, hasNulls, valid, voff)
+		return nil
+	}
 	valBuf.Resize(int(total))
 	out := valBuf.Bytes()[:total:total]
 
@@ -273,4 +280,55 @@ func expandVar(valBuf *memory.Buffer, offs, ix, dOffs []int32, base int32, dByte
 		}
 	}
 	return nil
+}
+
+// expandShort switches expandVar's whole-word loop for dictionaries of short
+// values (shortWidth) on (tests and A/B).
+var expandShort = true
+
+// shortWidth is the store width (16 or 32 bytes) that holds every value of
+// a dictionary (offs: its n+1 offsets) whose longest value fits one, or 0.
+// Small dictionaries only: the loop copies the dictionary once per call.
+func shortWidth(offs []int32) int {
+	if len(offs) < 2 || len(offs) > 4097 {
+		return 0
+	}
+	longest := int32(0)
+	for i := 1; i < len(offs); i++ {
+		longest = max(longest, offs[i]-offs[i-1])
+	}
+	switch {
+	case longest <= 16:
+		return 16
+	case longest <= 32:
+		return 32
+	}
+	return 0
+}
+
+// expandShortVar writes each valid slot's value as one w-byte store (w from
+// shortWidth) of a padded copy of the dictionary and advances by the value's
+// length, so the next store overwrites the excess: no per-byte loop and no
+// memmove call per value. out has w bytes of room past the values' total;
+// the indices were checked by the caller.
+func expandShortVar(out []byte, offs, ix, dOffs []int32, base int32, dBytes []byte, w int, hasNulls bool, valid []byte, voff int) {
+	used := int(dOffs[len(dOffs)-1] - base)
+	pad := make([]byte, used+w)
+	copy(pad, dBytes[:used])
+	var pos int32
+	offs[0] = 0
+	next := offs[1 : len(ix)+1]
+	for i, k := range ix {
+		if hasNulls && !bitutil.BitIsSet(valid, voff+i) {
+			next[i] = pos
+			continue
+		}
+		lo := dOffs[k] - base
+		*(*[16]byte)(out[pos : pos+16]) = [16]byte(pad[lo : lo+16])
+		if w == 32 {
+			*(*[16]byte)(out[pos+16 : pos+32]) = [16]byte(pad[lo+16 : lo+32])
+		}
+		pos += dOffs[k+1] - dOffs[k]
+		next[i] = pos
+	}
 }

@@ -199,7 +199,7 @@ func (p poisonAlloc) Reallocate(n int, b []byte) []byte {
 // nulls, slices at odd offsets, both the one-pass and the two-pass loops,
 // into poisoned memory.
 func TestExpandDictRandom(t *testing.T) {
-	defer func() { expandUniform = true }()
+	defer func() { expandUniform, expandShort = true, true }()
 	rng := newRand(71)
 	for trial := 0; trial < 300; trial++ {
 		checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -216,9 +216,14 @@ func TestExpandDictRandom(t *testing.T) {
 				}
 				words = append(words, string(b))
 			}
-		case 4:
+		case 4: // mixed lengths: every store width of expandShortVar, and longer
+			most := []int{12, 17, 33, 60}[rng.IntN(4)]
 			for i := 0; i < dn; i++ {
-				words = append(words, strings.Repeat("x", rng.IntN(12)))
+				b := make([]byte, rng.IntN(most))
+				for j := range b {
+					b[j] = byte('a' + rng.IntN(26))
+				}
+				words = append(words, string(b))
 			}
 		case 5:
 			for i := 0; i < dn; i++ {
@@ -246,7 +251,7 @@ func TestExpandDictRandom(t *testing.T) {
 		hi := lo + rng.IntN(n-lo+1)
 		d := array.NewSlice(full, int64(lo), int64(hi)).(*array.Dictionary)
 		for _, uni := range []bool{true, false} {
-			expandUniform = uni
+			expandUniform, expandShort = uni, uni
 			out, err := expandDict(mem, d)
 			if err != nil {
 				t.Fatalf("trial %d: %v", trial, err)
