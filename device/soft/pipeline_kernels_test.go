@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hados-io/hados/device"
@@ -228,6 +229,25 @@ func kernelSpecs() []kspec {
 			kspec{name: fmt.Sprintf("in/str/null=%v", withNull), insn: device.Insn{Op: device.KIn, VType: device.VTStr, P1: 0, P2: int32(len(ls))},
 				in: []device.VType{device.VTStr}, out: device.VTBool, consts: ls, bConst: -1, ref: refIn(device.VTStr, constVals(ls))})
 	}
+	// IN over strings of every length class of str_eq (0, 1-3, 4-7, 8-16,
+	// longer) against near misses: the same length, one byte off at the
+	// first, a middle or the last position.
+	var near []string
+	var nearConsts []device.Const
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 31} {
+		w := []byte(strings.Repeat("MAILSHIPTRUCKRAIL", 2)[:n])
+		nearConsts = append(nearConsts, device.ConstStr(string(w)))
+		near = append(near, string(w))
+		for _, at := range []int{0, n / 2, n - 1} {
+			m := append([]byte(nil), w...)
+			m[at] ^= 1
+			near = append(near, string(m))
+		}
+		near = append(near, string(w[:n-1]), string(w)+"X")
+	}
+	specs = append(specs, kspec{name: "in/str/near-misses", insn: device.Insn{Op: device.KIn, VType: device.VTStr, P1: 0, P2: int32(len(nearConsts))},
+		in: []device.VType{device.VTStr}, out: device.VTBool, consts: nearConsts, bConst: -1,
+		gens: []gen{genPool(near...)}, ref: refIn(device.VTStr, constVals(nearConsts))})
 	// Arithmetic.
 	for _, vt := range []device.VType{device.VTI32, device.VTI64, device.VTF64} {
 		for _, op := range []device.Kernel{device.KAdd, device.KSub, device.KMul, device.KDiv, device.KMod, device.KNeg} {
