@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hados-io/hados/device"
 	"github.com/hados-io/hados/dma"
 )
 
@@ -48,6 +49,44 @@ func BenchmarkBandwidth(b *testing.B) {
 			b.ReportMetric(gbs, "GB/s")
 			b.ReportMetric(peer, "memcpy-GB/s")
 			b.ReportMetric(gbs/peer, "x-memcpy")
+		})
+	}
+}
+
+// BenchmarkRoundTrip is the latency of one empty program: submit, the engine
+// core's wake-up, the completion's poll and the caller's wake-up. Operators
+// pay it once per record and per part, so it bounds how small a record can
+// be before the engine idles. The peer is a Go channel round trip between
+// two goroutines, measured in the same run.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, cores := range []int{1, 2} {
+		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+			r := newRig(b, fmt.Sprintf("soft:memory=64MiB,cores=%d", cores), dma.Options{})
+			ctx := context.Background()
+			prog := device.Program{Ops: []device.Op{{Code: device.OpNop}}}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.eng.Exec(ctx, prog); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			ping, pong := make(chan struct{}), make(chan struct{})
+			go func() {
+				for range ping {
+					pong <- struct{}{}
+				}
+			}()
+			const n = 10000
+			start := time.Now()
+			for i := 0; i < n; i++ {
+				ping <- struct{}{}
+				<-pong
+			}
+			close(ping)
+			peer := float64(time.Since(start).Nanoseconds()) / n
+			b.ReportMetric(peer, "chan-ns")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/peer, "x-chan")
 		})
 	}
 }

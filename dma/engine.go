@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -202,6 +203,15 @@ func (q *hwQueue) poll() {
 		for i := 0; i < n; i++ {
 			q.handle(&buf[i])
 			buf[i] = device.Completion{}
+		}
+		if n > 0 {
+			// Let the goroutines just readied (a caller waiting in Exec
+			// or Wait) run on this thread now, before the poll blocks in
+			// the driver again: otherwise the runtime wakes another
+			// thread for them, tens of microseconds on a virtual machine,
+			// and an operator waits for that once per record
+			// (BenchmarkRoundTrip: 90 -> 45 us on the software DPU).
+			runtime.Gosched()
 		}
 		q.watchdog()
 		if q.e.closing.Load() && q.idle() {

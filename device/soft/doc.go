@@ -24,9 +24,21 @@
 // Options come from the device configuration (HADOS_DEVICES), e.g.
 // "soft:count=2,memory=4GiB,cores=2,mode=discrete": memory, cores, mode,
 // hugepages (auto|on|off), lock, simd (auto|avx512|avx2|scalar),
-// queue_depth, and the fault injection knobs dma_error_rate,
+// queue_depth, spin_us, and the fault injection knobs dma_error_rate,
 // alloc_fail_rate, alloc_fail_after, hang_after, lost_after and seed. An
 // unknown option or a bad value is an error naming it.
+//
+// # Waiting for work
+//
+// An engine core that runs out of programs, and a queue's poll while one of
+// its programs runs, spin for spin_us microseconds (default 50) before they
+// sleep on a condition variable; a submit wakes a sleeping poll so that its
+// wake-up overlaps the program. A device round trip (submit, run, complete,
+// poll) otherwise chains three thread wake-ups, each tens of microseconds on
+// a virtual machine whose idle vCPUs halt, and operators pay one per record:
+// BenchmarkRoundTrip in package dma measures it. The spin yields the CPU
+// every few microseconds, so runnable host threads go first; spin_us=0
+// sleeps at once.
 //
 // # Faults
 //

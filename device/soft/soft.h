@@ -79,6 +79,7 @@ typedef struct soft_queue {
   hados_completion *ring;   /* completions ready, capacity depth */
   uint32_t head, count;
   int closed;
+  int poller_asleep;        /* a poll waits on cv: a submit wakes it (see soft_poll) */
   pthread_cond_t cv;        /* signalled when a completion is posted */
   struct soft_queue *next;  /* device's list of queues */
 } soft_queue;
@@ -105,6 +106,7 @@ typedef struct soft_device {
   uint32_t hugepages, locked;
   uint32_t ncores;
   uint32_t max_depth;
+  uint64_t spin_ns;         /* idle engine cores and pollers spin this long before sleeping */
   soft_heap heap;
   soft_kernels kern;
   soft_faults faults;

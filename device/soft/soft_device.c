@@ -12,6 +12,9 @@
  *   lock=true|false    mlock device memory (default false)
  *   simd=auto|avx512|avx2|scalar  highest kernel ISA to dispatch to
  *   queue_depth=N      maximum queue depth (default 1024)
+ *   spin_us=N          how long an idle engine core or poller spins before
+ *                      it sleeps, in microseconds (default 50, 0..10000;
+ *                      0 sleeps at once)
  *   dma_error_rate=P, alloc_fail_rate=P, alloc_fail_after=N,
  *   hang_after=N, lost_after=N, seed=N   fault injection
  */
@@ -99,6 +102,7 @@ typedef struct soft_config {
   int lock;
   uint32_t simd;
   uint64_t queue_depth;
+  uint64_t spin_us;
   soft_faults faults;
 } soft_config;
 
@@ -139,6 +143,9 @@ static int set_key(soft_config *c, const char *k, const char *v) {
   } else if (!strcmp(k, "queue_depth")) {
     if (parse_uint(v, &c->queue_depth) || c->queue_depth == 0 || c->queue_depth > SOFT_MAX_DEPTH)
       return soft_fail(HADOS_E_INVALID, "soft: queue_depth=%s: want an integer in [1, %u]", v, SOFT_MAX_DEPTH);
+  } else if (!strcmp(k, "spin_us")) {
+    if (parse_uint(v, &c->spin_us) || c->spin_us > 10000)
+      return soft_fail(HADOS_E_INVALID, "soft: spin_us=%s: want an integer in [0, 10000]", v);
   } else if (!strcmp(k, "dma_error_rate")) {
     if (parse_rate(v, &c->faults.dma_error_rate)) return soft_fail(HADOS_E_INVALID, "soft: dma_error_rate=%s: want a probability in [0, 1]", v);
   } else if (!strcmp(k, "alloc_fail_rate")) {
@@ -151,7 +158,7 @@ static int set_key(soft_config *c, const char *k, const char *v) {
     else c->faults.seed = u;
   } else {
     return soft_fail(HADOS_E_INVALID,
-                     "soft: unknown option %s (known: memory, cores, mode, hugepages, lock, simd, queue_depth, "
+                     "soft: unknown option %s (known: memory, cores, mode, hugepages, lock, simd, queue_depth, spin_us, "
                      "dma_error_rate, alloc_fail_rate, alloc_fail_after, hang_after, lost_after, seed)",
                      k);
   }
@@ -164,6 +171,7 @@ static int parse_config(const char *cfg, soft_config *c) {
   c->mode = HADOS_MODE_HOST_VISIBLE;
   c->simd = HADOS_SIMD_AVX512;
   c->queue_depth = 1024;
+  c->spin_us = 50;
   c->faults.alloc_fail_after = c->faults.hang_after = c->faults.lost_after = -1;
   c->faults.seed = 42;
   if (!cfg) cfg = "";
@@ -206,6 +214,7 @@ static int soft_open(const char *config, uint32_t index, hados_device **out) {
   soft_device *d = calloc(1, sizeof(*d));
   if (!d) return soft_fail(HADOS_E_NOMEM, "soft: out of host memory");
   d->index = index;
+  d->spin_ns = c.spin_us * 1000;
   d->base = ((uint64_t)index + 1) * SOFT_ADDR_STRIDE; /* disjoint address ranges per device */
   d->size = size;
   d->mode = c.mode;

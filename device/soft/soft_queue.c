@@ -14,6 +14,7 @@
  * with E_LOST and every later call fails.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,6 +72,35 @@ static void drain_locked(soft_device *d, soft_queue *only, int status) {
   }
 }
 
+/* spin_until_set waits up to spin_ns (the device's spin_us), with mu released, for *word to
+   become non-zero, and reports whether it did. A thread that sleeps on a
+   condition variable costs tens of microseconds to wake on a virtual machine
+   (its idle vCPU halts), and a device round trip chains three such wake-ups:
+   the engine core's, the poller's and the submitter's. Engine cores spin
+   here after each program and pollers while a program of theirs runs, so a
+   record's next program usually finds them awake. The spin yields the CPU
+   every few microseconds: on a machine with as many cores as threads the
+   submitter's own work goes first. *word is written under mu; reading it
+   unlocked only decides whether to take the lock and look. */
+static int spin_until_set(pthread_mutex_t *mu, uint64_t spin_ns, const void *word, int pointer) {
+  if (!spin_ns) return 0;
+  pthread_mutex_unlock(mu);
+  uint64_t until = soft_now_ns() + spin_ns;
+  int set = 0;
+  for (uint32_t i = 1;; i++) {
+    set = pointer ? __atomic_load_n((void *const *)word, __ATOMIC_ACQUIRE) != NULL
+                  : __atomic_load_n((const uint32_t *)word, __ATOMIC_ACQUIRE) != 0;
+    if (set) break;
+    __builtin_ia32_pause();
+    if ((i & 255) == 0) {
+      if (soft_now_ns() > until) break;
+      sched_yield();
+    }
+  }
+  pthread_mutex_lock(mu);
+  return set;
+}
+
 static void *core_main(void *arg) {
   soft_device *d = arg;
   uint64_t rng;
@@ -78,6 +108,7 @@ static void *core_main(void *arg) {
   rng = d->faults.seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(d->started_cores + 1));
   if (!rng) rng = 1;
   for (;;) {
+    if (!d->closing && !d->hung && !d->work_head) spin_until_set(&d->mu, d->spin_ns, &d->work_head, 1);
     while (!d->closing && (d->hung || !d->work_head)) pthread_cond_wait(&d->work_cv, &d->mu);
     if (d->closing) break;
     soft_work *w = d->work_head;
@@ -250,6 +281,7 @@ int soft_submit(soft_queue *q, const hados_program *prog) {
   d->work_tail = w;
   atomic_fetch_add(&d->programs_submitted, 1);
   pthread_cond_signal(&d->work_cv);
+  if (q->poller_asleep && d->spin_ns) pthread_cond_broadcast(&q->cv); /* it spins while this runs */
   pthread_mutex_unlock(&d->mu);
   return HADOS_OK;
 }
@@ -265,8 +297,20 @@ int soft_poll(soft_queue *q, hados_completion *out, uint32_t max, uint32_t *n, u
     uint64_t ns = (uint64_t)ts.tv_nsec + timeout_ns % 1000000000ULL;
     ts.tv_sec += (time_t)(timeout_ns / 1000000000ULL + ns / 1000000000ULL);
     ts.tv_nsec = (long)(ns % 1000000000ULL);
+    /* Spin while a program of this queue runs; sleep when none does or the
+       spin ran out. A submit wakes a sleeping poll, so the wake-up overlaps
+       the program's run instead of following its completion. */
+    int spin = 1;
     while (q->count == 0 && !q->closed && !d->closing) {
-      if (pthread_cond_timedwait(&q->cv, &d->mu, &ts) == ETIMEDOUT) break;
+      if (spin && q->inflight > 0) {
+        spin = 0;
+        if (spin_until_set(&d->mu, d->spin_ns, &q->count, 0)) continue;
+      }
+      q->poller_asleep = 1;
+      int rc = pthread_cond_timedwait(&q->cv, &d->mu, &ts);
+      q->poller_asleep = 0;
+      if (rc == ETIMEDOUT) break;
+      spin = 1;
     }
   }
   uint32_t k = 0;

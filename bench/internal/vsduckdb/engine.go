@@ -3,6 +3,8 @@ package vsduckdb
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/hados-io/hados/hados"
 	"github.com/hados-io/hados/operators"
@@ -22,8 +24,16 @@ type Engine struct {
 
 // Open opens a hados runtime with the default configuration on devices (a
 // device string such as "soft:memory=4GiB,cores=2") and begins one task
-// on it.
+// on it. $HADOS_BENCH_DEVICE_OPTS, if set, is appended to every device's
+// options (e.g. "spin_us=0"), so one benchmark binary can compare them.
 func Open(devices string) (*Engine, error) {
+	if extra := os.Getenv("HADOS_BENCH_DEVICE_OPTS"); extra != "" {
+		specs := strings.Split(devices, ";")
+		for i := range specs {
+			specs[i] += "," + extra
+		}
+		devices = strings.Join(specs, ";")
+	}
 	cfg := hados.DefaultConfig()
 	cfg.Devices = devices
 	rt, err := hados.Open(cfg, hados.Options{})
