@@ -188,10 +188,10 @@ func (c *dictColumn) setFixedDict(data []byte, n int) error {
 		var d unsafe.Pointer
 		switch fd.width {
 		case 4:
-			fd.d32 = make([]uint32, padded)
+			fd.d32 = dictOf[uint32](c, n, padded)
 			d = unsafe.Pointer(unsafe.SliceData(fd.d32))
 		default:
-			fd.d64 = make([]uint64, padded)
+			fd.d64 = dictOf[uint64](c, n, padded)
 			d = unsafe.Pointer(unsafe.SliceData(fd.d64))
 		}
 		copy(unsafe.Slice((*byte)(d), n*size), data)
@@ -200,28 +200,37 @@ func (c *dictColumn) setFixedDict(data []byte, n int) error {
 	}
 	switch fd.width {
 	case 1:
-		fd.d8 = make([]uint8, padded)
+		fd.d8 = dictOf[uint8](c, n, padded)
 		for i := range n {
 			fd.d8[i] = uint8(raw(i))
 		}
 	case 2:
-		fd.d16 = make([]uint16, padded)
+		fd.d16 = dictOf[uint16](c, n, padded)
 		for i := range n {
 			fd.d16[i] = uint16(raw(i))
 		}
 	case 4:
-		fd.d32 = make([]uint32, padded)
+		fd.d32 = dictOf[uint32](c, n, padded)
 		for i := range n {
 			fd.d32[i] = uint32(raw(i))
 		}
 	default:
-		fd.d64 = make([]uint64, padded)
+		fd.d64 = dictOf[uint64](c, n, padded)
 		for i := range n {
 			fd.d64[i] = uint64(fd.conv(raw(i)))
 		}
 	}
 	c.haveDict = true
 	return nil
+}
+
+// dictOf returns a dictionary slice of padded entries for n values from
+// the scan's scratch pool (scratchOf): the entries past n are zeroed, as
+// make would leave them; those up to n are the caller's to write.
+func dictOf[T uint8 | uint16 | uint32 | uint64](c *dictColumn, n, padded int) []T {
+	s := scratchOf[T](c, padded)
+	clear(s[n:])
+	return s
 }
 
 // size is the bytes of a PLAIN value.

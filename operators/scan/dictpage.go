@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -64,6 +65,21 @@ type dictColumn struct {
 	ix    []int32 // scratch: one batch's indices, spaced (null slots unread)
 	lv    []int32 // scratch: one page's share of definition levels
 	valid []byte  // scratch: one batch's validity bitmap
+
+	// held are the scan's scratch buffers (getBuf) under ix, lv, valid
+	// and fx's dictionary; close puts them back for the next chunk.
+	held []*[]byte
+}
+
+// scratchOf returns n Ts (unzeroed) over a buffer of the scan's scratch
+// pool that c holds until close. A scan decodes one chunk per column and
+// row group; allocating these per chunk made the Go heap grow and shrink
+// by hundreds of MiB per query, and its pages fault in again each time.
+func scratchOf[T int32 | uint8 | uint16 | uint32 | uint64](c *dictColumn, n int) []T {
+	var z T
+	b := getBuf(max(n, 1) * int(unsafe.Sizeof(z)))
+	c.held = append(c.held, b)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(*b))), n)
 }
 
 // newDictColumn opens the page reader of leaf in row group rg of pr.
@@ -111,6 +127,14 @@ func (c *dictColumn) close() {
 		c.pr.Close()
 		c.pr = nil
 	}
+	c.ix, c.lv, c.valid = nil, nil, nil
+	if c.fx != nil {
+		c.fx.d8, c.fx.d16, c.fx.d32, c.fx.d64 = nil, nil, nil, nil
+	}
+	for _, b := range c.held {
+		putBuf(b)
+	}
+	c.held = nil
 }
 
 func (c *dictColumn) errorf(format string, args ...any) error {
@@ -124,7 +148,7 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		return c.nextFixed(mem, n)
 	}
 	if cap(c.ix) < n {
-		c.ix = make([]int32, n)
+		c.ix = scratchOf[int32](c, n)
 	}
 	ix := c.ix[:n]
 	nulls := 0
@@ -132,7 +156,7 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 	if c.maxDef > 0 {
 		nb := int(bitutil.BytesForBits(int64(n)))
 		if cap(c.valid) < nb {
-			c.valid = make([]byte, nb)
+			c.valid = scratchOf[uint8](c, nb)
 		}
 		valid = c.valid[:nb]
 		clear(valid)
@@ -152,7 +176,7 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 			}
 		} else {
 			if cap(c.lv) < m {
-				c.lv = make([]int32, m)
+				c.lv = scratchOf[int32](c, m)
 			}
 			lv := c.lv[:m]
 			if err := c.defs.decode(lv); err != nil {
