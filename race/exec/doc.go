@@ -111,7 +111,12 @@
 // groups into one of the 6k rows of the 188 parts the join keeps. Its
 // statistics are an operator "(19) DpuHashJoin runtime filter (188 keys)
 // on (12) DpuScan parquet", rows in and out. RunStage runs without them
-// (runtimeFilters switches them).
+// (runtimeFilters switches them). The other direction — a semi or anti
+// join whose small left side cuts its large right side before the right
+// side is built (TPC-H Q4, Q21, Q22) — is in the plan itself: the
+// builder's semi-join reduction (planbuilder's SemiJoin), a left semi
+// join of the right side against a broadcast of the left side's keys,
+// which runs as any other broadcast join.
 //
 // # Aggregations over filters and projections
 //

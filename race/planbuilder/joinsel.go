@@ -19,7 +19,9 @@ const (
 	// smaller one when both are), else a shuffled hash join building the
 	// smaller side the join type allows. With the threshold at
 	// SparkBroadcastThreshold these are a Spark cluster's choices; the
-	// default threshold is hados's.
+	// default threshold is hados's. A semi or anti join written with
+	// SemiJoin whose left side is much smaller than its right side first
+	// cuts the right side by the left side's keys.
 	JoinsBySize JoinSelection = iota
 	// JoinsAsWritten keeps every join as the query writes it: the shapes
 	// of Spark's approved plans, made over tiny test tables.
@@ -477,3 +479,77 @@ func hashPartitioned(n *plan.Node, keys []*plan.Expr) bool {
 	}
 	return false
 }
+
+// SemiJoin is Join for a left semi or anti join whose left side is
+// small and whose right side is large. again() returns a relation whose
+// columns named as the left keys hold every key value of r (r built
+// anew, under fresh attribute ids, or just its key columns; a superset
+// is fine). Under JoinsBySize, when semiReduces, the right side
+// is first cut to the rows whose keys occur on the left — right ⋉
+// broadcast(again()'s keys), Spark's semi-join reduction
+// (InjectRuntimeFilter with
+// spark.sql.optimizer.runtimeFilter.semiJoinReduction.enabled) — and the
+// join then broadcasts the cut right side: the device builds a table of
+// the few right rows that can match instead of all of them, at the cost
+// of computing the left keys twice and probing every right row in their
+// table. Dropping right rows whose key is not on the left changes
+// neither join: a left row's matches (key and condition) all have its
+// key, and a null key matches nothing (a left row with a null key is
+// still dropped by a semi join and kept by an anti join). Otherwise, and
+// as written, SemiJoin is Join.
+//
+// Spark can only build the right side of a left semi or anti join; the
+// other way out, a shuffled join building the small left side and
+// marking its matched rows (the operator can), measured slower at SF 1:
+// shuffling the big side cost more than a reduction (Q4 1.4x the CPU,
+// Q22 1.05x) and, for Q21's l1 of 3.8M rows, 1.4x the CPU of
+// broadcasting l2 and l3 whole (docs/PERFORMANCE.md, 2026-11-29).
+func (r *Rel) SemiJoin(right *Rel, j Join, again func() *Rel) *Rel {
+	b := r.b
+	if b.opts.Joins != JoinsBySize || again == nil || isExchange(right.n) || !b.semiReduces(r.n, right.n, j) {
+		return r.Join(right, j)
+	}
+	keys := again()
+	var names []string
+	for _, k := range j.LeftKeys {
+		if k.Kind != plan.ExprAttr {
+			return r.Join(right, j)
+		}
+		names = append(names, k.Name)
+	}
+	reduce := Join{Type: plan.JoinLeftSemi, RightKeys: b.Cols(names...)}
+	for _, k := range j.RightKeys {
+		reduce.LeftKeys = append(reduce.LeftKeys, cloneExpr(k))
+	}
+	keys = keys.Keep(names...)
+	// The estimates size the cut side by the share of the key's values
+	// the left side holds (joinRows), so the join below broadcasts it
+	// when that is small.
+	cut := right.BroadcastHashJoin(keys, reduce, BuildRight)
+	return r.Join(cut, j)
+}
+
+// semiReduces reports whether a left semi or anti join (not the
+// null-aware one of NOT IN, which must see the right side's null keys)
+// has a left side that may be broadcast (its keys are) and is estimated
+// at most 1/semiReduceRatio of its right side's rows, and a right side
+// of at least semiReduceMinBytes.
+func (b *Builder) semiReduces(left, right *plan.Node, j Join) bool {
+	if j.Type != plan.JoinLeftSemi && j.Type != plan.JoinLeftAnti || j.NullAware {
+		return false
+	}
+	return b.estBytes(left) <= b.threshold() && b.estRows(left)*semiReduceRatio <= b.estRows(right) &&
+		b.estBytes(right) >= semiReduceMinBytes
+}
+
+// A semi-join reduction probes every right row once in a table of the
+// left side's keys, and saves building a table of the right side: where
+// the left side is at most an eighth of the right one (TPC-H SF 1: Q4's
+// 57k orders of 3.8M late lineitems, Q22's 6k customers of 1.5M orders;
+// q21 writes its own, 70k l1 rows of 6M lineitems) that took 0.45-0.95x
+// the CPU of building the right side (docs/PERFORMANCE.md, 2026-11-29).
+// A right side under 8 MiB builds in a few ms: nothing to save.
+const (
+	semiReduceRatio    = 8
+	semiReduceMinBytes = 8 << 20
+)

@@ -31,11 +31,13 @@ func TestTPCHJoinsBySize(t *testing.T) {
 		written := buildAll(t, Options{Joins: JoinsAsWritten})
 		for q, p := range buildAll(t, opts) {
 			name := fmt.Sprintf("q%d threshold %d", q+1, thr)
+			p := withoutReductions(p)
 			got, want := otherOps(p), otherOps(written[q])
-			if !reflect.DeepEqual(got, want) {
+			swapped := rewritten[q+1]
+			if !swapped && !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: operators besides joins differ:\n by size    %v\n as written %v", name, got, want)
 			}
-			if g, w := joinSigs(p), joinSigs(written[q]); !reflect.DeepEqual(g, w) {
+			if g, w := joinSigsOf(p, swapped), joinSigsOf(written[q], swapped); !reflect.DeepEqual(g, w) {
 				t.Errorf("%s: joins differ:\n by size    %v\n as written %v", name, g, w)
 			}
 			for _, n := range allNodes(p) {
@@ -143,6 +145,92 @@ func TestEstimates(t *testing.T) {
 	}
 }
 
+// withoutReductions returns a copy of p without the semi-join reductions
+// SemiJoin adds (reduction): each reduced side as the query writes it.
+func withoutReductions(p *plan.Plan) *plan.Plan {
+	var strip func(n *plan.Node) *plan.Node
+	strip = func(n *plan.Node) *plan.Node {
+		c := *n
+		c.Children = nil
+		for i, ch := range n.Children {
+			if i == 1 && reduction(n) {
+				ex := *ch
+				ex.Children = []*plan.Node{strip(ch.Children[0].Children[0])}
+				c.Children = append(c.Children, &ex)
+				continue
+			}
+			c.Children = append(c.Children, strip(ch))
+		}
+		return &c
+	}
+	out := *p
+	out.Root = strip(p.Root)
+	return &out
+}
+
+// reduction reports whether n is a semi or anti join whose right side is
+// cut by a semi-join reduction: an exchange of a LeftSemi broadcast join
+// on n's right keys.
+func reduction(n *plan.Node) bool {
+	if n.Join == nil || n.Join.Type != plan.JoinLeftSemi && n.Join.Type != plan.JoinLeftAnti || len(n.Children) != 2 {
+		return false
+	}
+	ex := n.Children[1]
+	if ex.Op != plan.OpBroadcastExchange && ex.Op != plan.OpExchange || len(ex.Children) != 1 {
+		return false
+	}
+	r := ex.Children[0]
+	if r.Op != plan.OpBroadcastHashJoin || r.Join == nil || r.Join.Type != plan.JoinLeftSemi || len(r.Join.LeftKeys) != len(n.Join.RightKeys) {
+		return false
+	}
+	for i, k := range r.Join.LeftKeys {
+		if k.ID != n.Join.RightKeys[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSemiJoinReductions pins the semi and anti joins whose right side
+// is cut by the left side's keys at SF 1 (Q4's lineitem by the quarter's
+// order keys and Q22's orders by the rich customers' keys, by SemiJoin;
+// Q21's lineitem by l1's order keys, written so, read by the semi join
+// and reused by the anti join) and checks that as written, or with a
+// left side not much smaller than the right, SemiJoin adds nothing.
+func TestSemiJoinReductions(t *testing.T) {
+	for q, want := range map[int]int{4: 1, 21: 1, 22: 1} {
+		p, err := TPCH(q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := count(p, plan.OpBroadcastHashJoin, reduction); got != want {
+			t.Errorf("q%d: %d reduced semi/anti joins, want %d", q, got, want)
+		}
+		p, err = TPCH(q, Options{Joins: JoinsAsWritten})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := count(p, plan.OpBroadcastHashJoin, reduction); got != 0 {
+			t.Errorf("q%d as written: %d reduced joins", q, got)
+		}
+	}
+	b := New()
+	again := func() *Rel { return b.Scan("orders", "o_orderkey") }
+	j := again().SemiJoin(b.Scan("lineitem", "l_orderkey"), b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey"), again)
+	if reduction(j.n) {
+		t.Errorf("orders ⋉ lineitem (1:4 rows) reduced")
+	}
+	few := func() *Rel { return again().Filter(b.Lt(b.Col("o_orderkey"), b.Int(1000))) }
+	anti := b.OnType(plan.JoinLeftAnti, "o_orderkey", "l_orderkey")
+	if j = few().SemiJoin(b.Scan("lineitem", "l_orderkey"), anti, few); !reduction(j.n) {
+		t.Errorf("a third of orders ▷ lineitem (1:12 rows) not reduced")
+	}
+	anti.NullAware = true
+	if j = few().SemiJoin(b.Scan("lineitem", "l_orderkey"), anti, few); reduction(j.n) {
+		t.Errorf("a null-aware anti join reduced")
+	}
+}
+
 // otherOps counts every operator kind except joins and exchanges.
 func otherOps(p *plan.Plan) map[string]int {
 	out := map[string]int{}
@@ -154,17 +242,32 @@ func otherOps(p *plan.Plan) map[string]int {
 	return out
 }
 
-// joinSigs lists the joins' types, keys and conditions, sorted (a join's
-// sides do not move, so its keys print the same).
-func joinSigs(p *plan.Plan) []string {
+// rewritten are the queries planned by size in another form than
+// Spark's approved plan: Q21 joins SAUDI ARABIA's suppliers and the 'F'
+// orders to l1 before the semi and anti joins, which read one broadcast
+// of lineitem, the anti join testing lateness in its condition (see q21;
+// race/exec checks its answers against a Go reference). Only their
+// joins' types and keys are compared, an inner join's sides in name
+// order.
+var rewritten = map[int]bool{21: true}
+
+// joinSigsOf lists the joins' types, keys and conditions, sorted (a
+// join's sides do not move, so its keys print the same; when swapped,
+// the sides of each inner join's keys print in name order, without the
+// conditions).
+func joinSigsOf(p *plan.Plan, swapped bool) []string {
 	var out []string
 	for _, n := range allNodes(p) {
 		if n.Join == nil {
 			continue
 		}
 		j := n.Join
-		sig := fmt.Sprintf("%s %v=%v", j.Type, exprNames(j.LeftKeys), exprNames(j.RightKeys))
-		if j.Condition != nil {
+		l, r := exprNames(j.LeftKeys), exprNames(j.RightKeys)
+		if swapped && j.Type == plan.JoinInner && fmt.Sprint(r) < fmt.Sprint(l) {
+			l, r = r, l
+		}
+		sig := fmt.Sprintf("%s %v=%v", j.Type, l, r)
+		if j.Condition != nil && !swapped {
 			sig += " where " + stripIDs(j.Condition.String())
 		}
 		out = append(out, sig)

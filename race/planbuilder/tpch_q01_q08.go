@@ -72,10 +72,15 @@ func q4(b *Builder) *Rel {
 	c := b.Col
 	late := b.scanWhere("lineitem", strs("l_orderkey", "l_commitdate", "l_receiptdate"),
 		b.nn("l_commitdate"), b.nn("l_receiptdate"), b.Lt(c("l_commitdate"), c("l_receiptdate"))).Keep("l_orderkey")
-	return b.scanWhere("orders", strs("o_orderkey", "o_orderdate", "o_orderpriority"),
-		b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1993-07-01")), b.Lt(c("o_orderdate"), b.DateAdd("1993-07-01", 0, 3, 0))).
-		Keep("o_orderkey", "o_orderpriority").
-		Join(late, b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey")).
+	// orders(cols) are the quarter's orders; the order keys alone cut
+	// lineitem before it is built (SemiJoin).
+	orders := func(cols ...string) *Rel {
+		return b.scanWhere("orders", append(strs("o_orderkey", "o_orderdate"), cols...),
+			b.nn("o_orderdate"), b.Ge(c("o_orderdate"), b.Date("1993-07-01")), b.Lt(c("o_orderdate"), b.DateAdd("1993-07-01", 0, 3, 0))).
+			Keep(append(strs("o_orderkey"), cols...)...)
+	}
+	return orders("o_orderpriority").
+		SemiJoin(late, b.OnType(plan.JoinLeftSemi, "o_orderkey", "l_orderkey"), func() *Rel { return orders() }).
 		Keep("o_orderpriority").
 		Aggregate(b.Cols("o_orderpriority"), []AggFn{b.CountStar().As("order_count")}).
 		OrderBy(b.Asc(c("o_orderpriority")))
