@@ -169,6 +169,7 @@ typedef struct memo_ent {
    value's raw word and its code + 1 (0: empty). */
 #define FAST_KEYS 4u
 #define FAST_IDX_BITS 10u
+#define FAST_GID1_BITS 12u /* FAST_KEYS keys of fast_bits + 1 bits: 9, 12, 12, 12 */
 #define FAST_SLOTS 512u
 typedef struct fast_slot {
   uint64_t w;
@@ -235,6 +236,10 @@ struct soft_agg_state {
   /* per key, the code + 1 (0: not seen yet) of each one-byte string, for
      registers of one-byte strings (soft_reg.str1) */
   uint16_t fast_byte[FAST_KEYS][256];
+  /* group id + 1 (0: not known here) of each tuple of those codes + 1
+     (fast_bits + 1 bits each, key 0 highest): fast_str1_rows's one lookup
+     a row; filled from fast_gid */
+  uint32_t fast_gid1[1u << FAST_GID1_BITS];
   /* row memo of the hash path (see memo_rows) */
   uint32_t memo_ok, memo_skip;
   uint64_t memo_gen;
@@ -819,6 +824,8 @@ static void snap_restore(soft_agg_state *st, const agg_snap *s) {
       if (tab[i] && (uint32_t)tab[i] > s->n_groups) tab[i] = 0;
     for (uint32_t i = 0; i < (1u << FAST_IDX_BITS); i++)
       if (st->fast_gid[i] > s->n_groups) st->fast_gid[i] = 0;
+    for (uint32_t i = 0; i < (1u << FAST_GID1_BITS); i++)
+      if (st->fast_gid1[i] > s->n_groups) st->fast_gid1[i] = 0;
   }
   st->n_groups = s->n_groups;
   st->arena_used = s->arena_used;
@@ -2241,6 +2248,7 @@ static void fast_setup(soft_agg_state *st) {
   memset(st->fslots, 0, sizeof st->fslots);
   memset(st->fast_gid, 0, sizeof st->fast_gid);
   memset(st->fast_byte, 0, sizeof st->fast_byte);
+  memset(st->fast_gid1, 0, sizeof st->fast_gid1);
   st->fast_ok = 1;
 }
 
@@ -2373,12 +2381,15 @@ static int fast_codes(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
 
 /* Q1's case in one pass: every key a register of one-byte strings
    (soft_reg.str1) without nulls, every byte's code and every tuple's group
-   known from earlier vectors. A row's group is then two table lookups per
-   key and one of the tuple, with no code array in between. Returns 0,
-   having changed nothing but scratch (st->gids), when a row needs the
-   general path (fast_codes then fast_rows, which give the same groups). */
+   known from earlier vectors. A row's group is then one table lookup per
+   key (the byte's code + 1) and one of the tuple of those (fast_gid1,
+   where a tuple with an unseen byte, code + 1 = 0, is never filled), with
+   no code array in between; a tuple missing there is filled from
+   fast_gid. Returns 0, having changed nothing but scratch (st->gids) and
+   fast_gid1's cache of fast_gid, when a row needs the general path
+   (fast_codes then fast_rows, which give the same groups). */
 static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
-  const uint32_t nk = st->n_keys, bits = st->fast_bits;
+  const uint32_t nk = st->n_keys, bits = st->fast_bits, w = bits + 1;
   const uint8_t *b[FAST_KEYS];
   const uint16_t *bc[FAST_KEYS];
   for (uint32_t k = 0; k < nk; k++) {
@@ -2388,21 +2399,26 @@ static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, uint3
     bc[k] = st->fast_byte[k];
   }
   const uint32_t *fg = st->fast_gid;
+  uint32_t *g1 = st->fast_gid1;
   const uint16_t *rows = st->rows;
   uint32_t *gids = st->gids;
-  uint32_t miss = 0;
-#define STR1_LOOP(NK)                                        \
-  for (uint32_t i = 0; i < m; i++) {                         \
-    const uint32_t row = rows[i];                            \
-    uint32_t t = 0;                                          \
-    for (uint32_t k = 0; k < (NK); k++) {                    \
-      const uint32_t c1 = bc[k][b[k][row]];                  \
-      miss |= c1 == 0;                                       \
-      t = t << bits | ((c1 - 1) & ((1u << bits) - 1));       \
-    }                                                        \
-    const uint32_t g1 = fg[t];                               \
-    miss |= g1 == 0;                                         \
-    gids[i] = g1 - 1;                                        \
+#define STR1_LOOP(NK)                                                     \
+  for (uint32_t i = 0; i < m; i++) {                                      \
+    const uint32_t row = rows[i];                                         \
+    uint32_t t = 0;                                                       \
+    for (uint32_t k = 0; k < (NK); k++) t = t << w | bc[k][b[k][row]];    \
+    uint32_t g = g1[t];                                                   \
+    if (__builtin_expect(!g, 0)) { /* from fast_gid, or the general path */ \
+      uint32_t c = 0;                                                     \
+      for (uint32_t k = 0; k < (NK); k++) {                               \
+        const uint32_t c1 = (t >> (w * ((NK) - 1 - k))) & ((1u << w) - 1); \
+        if (!c1) return 0;                                                \
+        c = c << bits | (c1 - 1);                                         \
+      }                                                                   \
+      if (!(g = fg[c])) return 0;                                         \
+      g1[t] = g;                                                          \
+    }                                                                     \
+    gids[i] = g - 1;                                                      \
   }
   switch (nk) {
     case 1: STR1_LOOP(1) break;
@@ -2411,7 +2427,6 @@ static int fast_str1_rows(soft_agg_state *st, const soft_reg *const *keys, uint3
     default: STR1_LOOP(4) break;
   }
 #undef STR1_LOOP
-  if (miss) return 0;
   return 1;
 }
 
@@ -2435,13 +2450,17 @@ static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m
 }
 
 /* Finds (or inserts) the group of every selected row into st->gids. */
-static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m, const soft_vec *v) {
   int e;
   key_src s = {.regs = keys};
   if (st->n_keys == 0) {
     memset(st->gids, 0, m * sizeof(uint32_t));
     return HADOS_OK;
   }
+  if (st->fast_ok && fast_str1_rows(st, keys, m)) return HADOS_OK;
+  /* every other path reads the keys' views (soft_reg.str1_lazy: written
+     here, which is why the registers, though const, must be writable) */
+  for (uint32_t k = 0; k < st->n_keys; k++) soft_reg_views((soft_reg *)keys[k], v);
   if (st->perfect) {
     e = rows_index(st, keys, m);
     if (e < 0) return e;
@@ -2455,7 +2474,6 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
     if ((e = switch_to_hash(st))) return e;
   }
   if (st->fast_ok) {
-    if (fast_str1_rows(st, keys, m)) return HADOS_OK;
     if (fast_codes(st, keys, m)) return fast_rows(st, keys, m);
     st->fast_ok = 0;
   }
@@ -2502,9 +2520,13 @@ int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_
   else
     for (uint32_t i = 0; i < m; i++) st->rows[i] = (uint16_t)i;
 
+  for (uint32_t j = 0; j < st->n_aggs; j++) { /* values read as views (soft_reg.str1_lazy) */
+    if (args && args[j]) soft_reg_views((soft_reg *)args[j], v);
+    if (args2 && args2[j]) soft_reg_views((soft_reg *)args2[j], v);
+  }
   agg_snap snap;
   snap_take(st, &snap);
-  e = assign_groups(st, keys, m);
+  e = assign_groups(st, keys, m, v);
   if (!e) { /* string values may need arena space: reserve the worst case */
     uint64_t need = 0;
     for (uint32_t j = 0; j < st->n_aggs; j++) {

@@ -19,8 +19,14 @@
  * offsets, dictionary offsets and string bytes that the rows touch lie in
  * device memory (soft_range, E_FAULT otherwise); string offsets are
  * non-decreasing over the touched rows (a column no COLUMN instruction
- * loads is checked for its type, flags and length only). The sink's
- * output columns or aggregation state are checked the same way.
+ * loads is checked for its type, flags and length only). A plain string
+ * column with int32 offsets has only the range's first and last offsets
+ * checked here (they bound the bytes); each vector's offsets are checked
+ * as it loads them (non-decreasing, within those two), while they are in
+ * the cache anyway, and a bad one is the same error naming the first bad
+ * entry (a vector whose rows are all filtered out before the load is not
+ * read). The sink's output columns or aggregation state are checked the
+ * same way.
  *
  * Execute. Rows [row_begin, row_end) go through in vectors of up to
  * HADOS_VECTOR_SIZE rows: the selection starts as all rows, instructions
@@ -39,11 +45,17 @@
  * column with 1- or 2-byte codes runs on the codes through a pass table
  * built per run, and a column only such filters read is not gathered at
  * all (dict_filters). A dictionary of one-byte strings (flags) is laid out
- * as bytes in row order (soft_reg.str1). When at least 3/4 of a vector's rows are selected
+ * as bytes in row order (soft_reg.str1), and a plain string column whose
+ * vector holds only one-byte strings is its bytes already; either loads
+ * with one view (str1_lazy) and the rest are written only for a reader
+ * that needs them (soft_reg_views; the aggregation's one-byte key paths
+ * do not). When at least 3/4 of a vector's rows are selected
  * (1/4 for integer and double +, -, * and int casts: dense_quarters),
  * arithmetic kernels that cannot fail run over all of its rows (dense
- * loops vectorise). While a vector runs, the next one's rows of every
- * fixed-width column the program loads are prefetched (prefetch_rows).
+ * loops vectorise). While a vector runs, the rows two vectors on of every
+ * fixed-width column the program loads (and of plain string columns'
+ * offsets) are prefetched, a slice before each instruction (pl_pfq), and
+ * a one-byte string vector's bytes as it loads.
  * A pipeline of range filters on columns feeding only a
  * row count skips vectors altogether (the counting path, below).
  *
@@ -178,6 +190,7 @@ typedef struct pl_prog {
   uint32_t n_proj;
   hados_agg_spec agg;
   uint64_t arena_bytes;         /* string arena per vector */
+  uint64_t rb, re;              /* the op's row range */
   /* run state */
   soft_reg *regs;               /* n_regs registers, then n_creg constant registers */
   void *scratch;
@@ -770,6 +783,7 @@ static int col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, 
     return CBAD(j, "flags 0x%x: one code width flag, on a dictionary column", c->flags);
   col->dict_width = 0;
   col->dict_str1 = 0;
+  col->offsets_lazy = 0;
   col->codes_unsigned = (c->flags & HADOS_COLF_IDXU8) != 0;
   if (re > c->length) return CBAD(j, "rows [%llu, %llu) beyond its length %llu", (unsigned long long)rb, (unsigned long long)re, (unsigned long long)c->length);
   if (c->offset > (1ull << 56) || c->length > (1ull << 56)) return CBAD(j, "offset %llu / length %llu too large", (unsigned long long)c->offset, (unsigned long long)c->length);
@@ -814,7 +828,17 @@ static int col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, 
         col->width = c->flags & HADOS_COLF_LARGE ? 8 : 4;
         if ((st = dev_ptr(d, who, c->offsets, (end + 1) * col->width, &col->offsets, "column %u: string offsets", j))) return st;
         uint64_t bytes = 0;
-        TRY(check_offsets(who, j, "string", col->offsets, col->width, first, end, &bytes));
+        if (pipeline && col->width == 4) { /* the rest as vectors load them (load_column) */
+          const int64_t o0 = ld_i32(col->offsets + first * 4), o1 = ld_i32(col->offsets + end * 4);
+          if (o0 < 0 || o1 < o0) TRY(check_offsets(who, j, "string", col->offsets, 4, first, end, &bytes)); /* names the entry */
+          if (o0 < 0 || o1 < o0) return CBAD(j, "string offsets [%llu, %llu] out of order", (unsigned long long)first, (unsigned long long)end);
+          col->offsets_lazy = 1;
+          col->off_first = o0;
+          col->off_end = o1;
+          bytes = (uint64_t)o1;
+        } else {
+          TRY(check_offsets(who, j, "string", col->offsets, col->width, first, end, &bytes));
+        }
         if ((st = dev_ptr(d, who, c->data, bytes, &col->data, "column %u: string bytes", j))) return st;
       }
   }
@@ -1039,12 +1063,16 @@ static int load_dict_fixed(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg
   return HADOS_OK;
 }
 
+/* Unaligned 32-bit loads (string offsets at any device address). */
+typedef uint32_t pl_u32a __attribute__((aligned(1), may_alias));
+
 /* COLUMN: loads the vector's rows of a column into register r. */
 static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v, soft_arena *arena) {
   uint64_t e0 = col->c.offset + v->row0;
   uint32_t n = v->n;
   r->alias = 0;
   r->str1 = 0;
+  r->str1_lazy = 0;
   r->narrow = 0;
   r->data = r->own;
   r->all_valid = (uint32_t)col->all_valid;
@@ -1072,8 +1100,8 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
                 for (uint32_t i = 0; i < n; i++) b[i] = db[((const uint16_t *)(const void *)p)[i]];
               else
                 for (uint32_t i = 0; i < n; i++) b[i] = db[((const uint32_t *)(const void *)p)[i]];
-              for (uint32_t i = 0; i < n; i++) o[i] = (soft_str){b + i, 1, 0};
-              r->str1 = 1;
+              o[0] = (soft_str){b, 1, 0}; /* view 0 only (str1_lazy) */
+              r->str1 = r->str1_lazy = 1;
               return HADOS_OK;
             }
           }
@@ -1098,13 +1126,34 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
           o[i] = (soft_str){col->dict_data + s0, (uint32_t)(s1 - s0), 0};
         }
       } else if (col->width == 4) {
-        uint32_t one = 1; /* every string one byte long: consecutive offsets, one contiguous byte array */
-        for (uint32_t i = 0; i < n; i++) {
-          int32_t s0 = ld_i32(col->offsets + (e0 + i) * 4), s1 = ld_i32(col->offsets + (e0 + i) * 4 + 4);
-          o[i] = (soft_str){col->data + s0, (uint32_t)(s1 - s0), 0};
-          one &= s1 - s0 == 1;
+        const pl_u32a *off = (const pl_u32a *)(const void *)(col->offsets + e0 * 4);
+        /* every string one byte long (consecutive offsets, one contiguous
+           byte array: str1) or not, and the vector's offsets in order
+           (offsets_lazy: checked here) */
+        uint32_t notone = 0, dec = 0;
+        for (uint32_t i = 0; i < n; i++) notone |= (off[i + 1] - off[i]) ^ 1u; /* branchless: vectorised */
+        if (notone)
+          for (uint32_t i = 0; i < n; i++) dec |= (int32_t)off[i + 1] < (int32_t)off[i];
+        if (col->offsets_lazy && (dec || (int32_t)off[0] < col->off_first || (int32_t)off[n] > col->off_end)) {
+          uint64_t bytes;
+          /* name the first bad entry of the whole bound range, as binding would have */
+          TRY(check_offsets("pipeline", (uint32_t)P->steps[ins].in.p1, "string", col->offsets, 4, col->c.offset + P->rb,
+                            col->c.offset + P->re, &bytes));
+          return BAD("instruction %u (COLUMN): column %d rows [%llu, +%u): string offsets outside [%lld, %lld]", ins,
+                     P->steps[ins].in.p1, (unsigned long long)v->row0, n, (long long)col->off_first, (long long)col->off_end);
         }
-        r->str1 = one && n > 0;
+        if (!notone && n) { /* view 0 only (str1_lazy) */
+          o[0] = (soft_str){col->data + (int32_t)off[0], 1, 0};
+          /* the bytes: first read at the sink, after the vector's kernels */
+          for (const uint8_t *b = (const uint8_t *)((uintptr_t)o[0].ptr & ~(uintptr_t)63); b < o[0].ptr + n; b += 64)
+            __builtin_prefetch(b, 0, 2);
+          r->str1 = r->str1_lazy = 1;
+          return HADOS_OK;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+          const int32_t s0 = (int32_t)off[i], s1 = (int32_t)off[i + 1];
+          o[i] = (soft_str){col->data + s0, (uint32_t)(s1 - s0), 0};
+        }
       } else {
         for (uint32_t i = 0; i < n; i++) {
           int64_t s0 = ld_i64(col->offsets + (e0 + i) * 8), s1 = ld_i64(col->offsets + (e0 + i) * 8 + 8);
@@ -1220,6 +1269,14 @@ void soft_reg_widen(soft_reg *R, const soft_vec *v) {
   R->narrow = 0;
 }
 
+void soft_reg_views(soft_reg *R, const soft_vec *v) {
+  if (!R->str1_lazy) return;
+  soft_str *o = (soft_str *)R->data;
+  const uint8_t *b = o[0].ptr;
+  for (uint32_t i = 1; i < v->n; i++) o[i] = (soft_str){b + i, 1, 0};
+  R->str1_lazy = 0;
+}
+
 /* Kernels that read a narrow I128 operand as 64-bit storage: those whose
    instruction names each operand's storage (p2 for a, p3 for b) and read
    it through that, so the interpreter passes I64 there instead. */
@@ -1234,7 +1291,7 @@ static int narrow_aware(uint32_t op) {
 
 /* SINK_PROJECT: appends the selected rows; E_NOMEM when the output is full. */
 static int sink_project(pl_prog *P, const soft_vec *v) {
-  for (uint32_t j = 0; j < P->n_proj; j++) soft_reg_widen(&P->regs[P->proj[j]], v);
+  for (uint32_t j = 0; j < P->n_proj; j++) soft_reg_widen(&P->regs[P->proj[j]], v), soft_reg_views(&P->regs[P->proj[j]], v);
   uint64_t room = P->out_cap - P->out_rows;
   uint32_t m = v->sel_n < room ? v->sel_n : (uint32_t)room;
   for (uint32_t j = 0; j < P->n_proj; j++) { /* rows whose strings fit */
@@ -1343,12 +1400,59 @@ static uint32_t dense_quarters(const hados_insn *in) {
   return 3;
 }
 
+/* A loaded column's values (or a plain string column's offsets) from row 0
+   of the op's column: pointer and bytes per row, for the prefetch queue. */
+typedef struct pl_pf {
+  const uint8_t *p;
+  uint32_t width;
+} pl_pf;
+
+/* Rows of every loaded column two vectors on, prefetched into the cache
+   a slice before each instruction of this vector (pfq_step) and the rest
+   before its sink: the kernels read a column a vector at a time, in short
+   streams the hardware prefetcher picks up late, and requests spread over
+   the vector's work keep memory busy while it computes (one burst at the
+   vector's start waits on the memory system's queue). */
+typedef struct pl_pfq {
+  const pl_pf *pf;
+  uint32_t npf, c;              /* columns, the one being prefetched */
+  uint32_t quota;               /* lines per step */
+  uint64_t row, n;              /* the rows prefetched */
+  const uint8_t *p, *e;         /* column c's next line, its end */
+} pl_pfq;
+
+static void pfq_col(pl_pfq *q) {
+  const pl_pf *f = &q->pf[q->c];
+  q->p = (const uint8_t *)((uintptr_t)(f->p + q->row * f->width) & ~(uintptr_t)63);
+  q->e = f->p + (q->row + q->n) * f->width;
+}
+
+/* Starts prefetching rows [row, row + n) (n = 0: none), steps slices. */
+static void pfq_begin(pl_pfq *q, uint64_t row, uint64_t n, uint32_t steps) {
+  uint64_t lines = 0;
+  for (uint32_t c = 0; c < q->npf; c++) lines += (n * q->pf[c].width + 127) / 64;
+  q->row = row;
+  q->n = n;
+  q->c = n ? 0 : q->npf;
+  q->quota = (uint32_t)(lines / (steps ? steps : 1) + 1);
+  if (q->c < q->npf) pfq_col(q);
+}
+
+/* Prefetches up to `lines` more lines. */
+static void pfq_step(pl_pfq *q, uint32_t lines) {
+  while (q->c < q->npf && lines) {
+    for (; q->p < q->e && lines; q->p += 64, lines--) __builtin_prefetch(q->p, 0, 2);
+    if (q->p >= q->e && ++q->c < q->npf) pfq_col(q);
+  }
+}
+
 /* Runs the instructions over one vector; v->sel_n == 0 afterwards means no
    row survived. */
-static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *selbuf[2], soft_arena *arena) {
+static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *selbuf[2], soft_arena *arena, pl_pfq *pq) {
   uint32_t nr = P->h.n_regs;
   for (uint32_t ii = 0; ii < P->h.n_insns; ii++) {
     const pl_step *s = &P->steps[ii];
+    pfq_step(pq, pq->quota);
     const hados_insn *in = &s->in;
     soft_reg *dst = in->dst < nr ? &P->regs[in->dst] : NULL;
     int st;
@@ -1363,6 +1467,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
         dst->data = c->data;
         dst->alias = 1;
         dst->str1 = 0;
+        dst->str1_lazy = 0;
         dst->narrow = 0;
         dst->all_valid = c->all_valid;
         if (!c->all_valid) memset(dst->valid, 0, v->n);
@@ -1393,6 +1498,9 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
       }
     }
     if (s->use_c && P->regs[in->c].narrow) soft_reg_widen(&P->regs[in->c], v);
+    if (s->use_a && s->ca < 0) soft_reg_views(&P->regs[in->a], v); /* str1_lazy: every view */
+    if (s->use_b && s->cb < 0) soft_reg_views(&P->regs[in->b], v);
+    if (s->use_c) soft_reg_views(&P->regs[in->c], v);
     k.index = ii;
     k.consts = P->cv;
     k.arena = arena;
@@ -1437,6 +1545,7 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     dst->data = dst->own;
     dst->alias = 0;
     dst->str1 = 0;
+    dst->str1_lazy = 0;
     dst->narrow = 0;
     k.dst = dst;
     k.sel_out = NULL;
@@ -1446,23 +1555,6 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
     if ((st = tab->fn[in->op](&k))) return st;
   }
   return HADOS_OK;
-}
-
-/* A loaded column's values from row 0 of the op's column (pointer and
-   bytes per row), for prefetch_rows. */
-typedef struct pl_pf {
-  const uint8_t *p;
-  uint32_t width;
-} pl_pf;
-
-/* Prefetches rows [row, row + n) of every column in pf into the cache (the
-   next vector's, while this one runs): the kernels read a column a vector
-   at a time, in short streams the hardware prefetcher picks up late. */
-static void prefetch_rows(const pl_pf *pf, uint32_t npf, uint64_t row, uint64_t n) {
-  for (uint32_t c = 0; c < npf; c++) {
-    const uint8_t *p = pf[c].p + row * pf[c].width, *e = p + n * pf[c].width;
-    for (p = (const uint8_t *)((uintptr_t)p & ~(uintptr_t)63); p < e; p += 64) __builtin_prefetch(p, 0, 2);
-  }
 }
 
 /* ---------------------------------------------------------------- counting path
@@ -1538,6 +1630,8 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   pl_prog P;
   memset(&P, 0, sizeof P);
   *rows = 0;
+  P.rb = row_begin;
+  P.re = row_end;
   int st = decode(&P, d, desc, size);
   if (!st && row_begin > row_end)
     st = BAD("row range [%llu, %llu) is reversed", (unsigned long long)row_begin, (unsigned long long)row_end);
@@ -1580,22 +1674,28 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
   uint16_t sel0[VS], sel1[VS], *selbuf[2] = {sel0, sel1};
   soft_arena arena = {(uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
   uint64_t count = 0;
-  /* the fixed-width columns (and dictionary codes) the program loads: the
-     next vector's rows of each are prefetched while this one runs */
+  /* the fixed-width columns (dictionary codes, plain string offsets) the
+     program loads: rows two vectors on are prefetched while one runs */
   pl_pf pf[HADOS_MAX_COLUMNS];
-  uint32_t npf = 0;
+  uint32_t npf = 0, nsteps = 0;
+  for (uint32_t i = 0; i < P.h.n_insns; i++) nsteps += P.steps[i].in.op != HADOS_K_NOP;
   for (uint32_t j = 0; j < P.h.n_columns; j++) {
     const pl_col *col = &P.cols[j];
-    if (!loaded[j] || col->c.vtype == HADOS_VT_BOOL || (col->c.vtype == HADOS_VT_STR && !(col->c.flags & HADOS_COLF_DICT)) || !col->width)
-      continue;
-    pf[npf++] = (pl_pf){col->data + col->c.offset * col->width, col->width};
+    if (!loaded[j] || col->c.vtype == HADOS_VT_BOOL || !col->width) continue;
+    if (col->c.vtype == HADOS_VT_STR && !(col->c.flags & HADOS_COLF_DICT)) /* a plain string column's offsets */
+      pf[npf++] = (pl_pf){col->offsets + col->c.offset * col->width, col->width};
+    else
+      pf[npf++] = (pl_pf){col->data + col->c.offset * col->width, col->width};
   }
   for (uint64_t row = row_begin; row < row_end && !st;) {
     uint32_t n = row_end - row < VS ? (uint32_t)(row_end - row) : VS;
     soft_vec v = {n, NULL, n, row};
-    if (row + n < row_end) prefetch_rows(pf, npf, row + n, row_end - (row + n) < VS ? row_end - (row + n) : VS);
+    pl_pfq pq = {.pf = pf, .npf = npf};
+    const uint64_t pr = row + 2ull * VS; /* two vectors on */
+    pfq_begin(&pq, pr, pr < row_end ? (row_end - pr < VS ? row_end - pr : VS) : 0, nsteps + 1);
     arena.used = 0;
-    st = run_vector(&P, tab, &v, selbuf, &arena);
+    st = run_vector(&P, tab, &v, selbuf, &arena, &pq);
+    pfq_step(&pq, UINT32_MAX); /* the rest (a vector that ended early too) */
     row += n;
     if (st || v.sel_n == 0) continue;
     switch (P.h.sink) {

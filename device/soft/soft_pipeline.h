@@ -41,6 +41,10 @@ typedef struct soft_reg {
                          the vector (valid or not) is a one-byte string and row i's
                          byte is at ((soft_str *)data)[0].ptr + i (a plain column of
                          one-character strings: its bytes are one contiguous array) */
+  uint32_t str1_lazy; /* STR with str1 only: 1 when only view 0 is written (row i's view is
+                         {view 0's ptr + i, 1}); soft_reg_views writes the others before any
+                         reader of views (kernels, sinks, the aggregation's general key
+                         paths); the one-byte key paths read view 0 alone */
   uint32_t narrow;    /* I128 only, for this vector: 1 when data holds int64_t values (the
                          register's logical type stays I128; kernels proved every value fits
                          64 bits) at own + 8 * HADOS_VECTOR_SIZE. Only kernels the interpreter
@@ -74,6 +78,10 @@ typedef struct soft_agg_state soft_agg_state;
    any other register. */
 void soft_reg_widen(soft_reg *r, const soft_vec *v);
 
+/* Writes the views of a str1_lazy register (soft_reg.str1_lazy) for rows
+   0..v->n-1 and clears the flag; no-op on any other register. */
+void soft_reg_views(soft_reg *r, const soft_vec *v);
+
 /* Creates a state; budget 0 = unlimited (else E_NOMEM when the state would
    grow beyond it, with a message naming sizes). */
 int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out);
@@ -81,8 +89,10 @@ int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget,
    register; args[j] / args2[j] aggregate j's input registers (NULL when
    the aggregate takes none). Keys and args2 must not be narrow; an args[j]
    may be (soft_reg.narrow): the few-group sums read its 64-bit storage,
-   every other path widens it in place first (soft_reg_widen), which is
-   why the registers, though const here, must be writable. */
+   every other path widens it in place first (soft_reg_widen); a
+   str1_lazy register (key or input) gets its views written (soft_reg_views)
+   unless the one-byte key paths alone read it. That is why the registers,
+   though const here, must be writable. */
 int soft_agg_update(soft_agg_state *st, const soft_reg *const *keys, const soft_reg *const *args,
                     const soft_reg *const *args2, const soft_vec *v);
 /* dst += src (same spec). */
@@ -116,6 +126,10 @@ typedef struct soft_col {
   uint32_t codes_unsigned;      /* DICT: codes are uint8 (COLF_IDXU8) */
   uint32_t dict_str1;           /* DICT of STR (pipeline): at most 256 entries, each one byte long (flags) */
   uint8_t dict_byte[256];       /* ...their bytes */
+  uint32_t offsets_lazy;        /* plain STR with int32 offsets (pipeline): only the range's first and last
+                                   offsets (off_first, off_end) were checked at bind; each vector's are
+                                   checked as it loads (within [off_first, off_end], non-decreasing) */
+  int64_t off_first, off_end;
   int all_valid;
   const uint8_t *validity, *data, *offsets, *dict_data, *dict_offsets;
 } soft_col;
@@ -134,7 +148,11 @@ int soft_col_bind(soft_device *d, const char *who, uint32_t j, soft_col *col, ui
 /* soft_col_bind that also accepts what only the pipeline interpreter
    reads: narrow dictionary codes (COLF_IDX*) and dictionary-encoded
    fixed-width columns (dictionary values inside device memory; the codes
-   are checked against dict_length as they are loaded). */
+   are checked against dict_length as they are loaded). The offsets of a
+   plain string column with int32 offsets are checked as they are loaded
+   too (offsets_lazy): at bind only the range's first (non-negative) and
+   last (not below the first) are, which bound the string bytes checked
+   to lie in device memory. */
 int soft_col_bind_pipeline(soft_device *d, const char *who, uint32_t j, soft_col *col, uint64_t rb, uint64_t re);
 /* Binds the hados_project_out at addr: n columns of types vts, capacity
    *cap_rows. *outs (malloc, n entries, caller frees, also on error) holds
