@@ -406,7 +406,11 @@ func kernelSpecs() []kspec {
 		pat string
 		esc byte
 	}{{"a%", 0}, {"%c", 0}, {"%b%", 0}, {"_", 0}, {"a_c", 0}, {"h_llo", 0}, {"%日_", 0}, {"a\\_c", 0}, {"x!%y", '!'}, {"%", 0},
-		{"", 0}, {"%a%b%c%", 0}, {"__", 0}, {"ab%", 0}} {
+		{"", 0}, {"%a%b%c%", 0}, {"__", 0}, {"ab%", 0},
+		// patterns without '_' (the segment matcher): exact, anchored at both
+		// ends with and without middle segments, overlapping anchors
+		{"abc", 0}, {"a%c", 0}, {"ab%bc", 0}, {"abc%abc", 0}, {"%abc%abc%", 0}, {"a%a", 0}, {"%b%a", 0},
+		{"日%", 0}, {"%%", 0}, {"x!%%", '!'}, {"a%b%c", 0}, {"%x%y", 0}} {
 		specs = append(specs, kspec{name: fmt.Sprintf("like/%q", lk.pat), insn: device.Insn{Op: device.KLike, VType: device.VTStr, P1: int32(lk.esc)},
 			in: []device.VType{device.VTStr}, out: device.VTBool, consts: []device.Const{device.ConstStr(lk.pat)}, bConst: 0,
 			ref: refStrPred(device.KLike, lk.pat, escOr(lk.esc))})

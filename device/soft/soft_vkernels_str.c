@@ -133,6 +133,71 @@ static int like_match(soft_str s, const uint16_t *tok, uint32_t m) {
   return pi == m;
 }
 
+/* A LIKE pattern without '_' is literal segments between '%'s: the first
+   one anchored at the start unless the pattern starts with '%', the last at
+   the end unless it ends with '%', the others found left to right (the
+   leftmost match of each leaves the most room for the rest). Byte
+   comparisons are exact for UTF-8: a literal's first byte is never a
+   continuation byte, so it only matches where a character starts. */
+enum { LIKE_MAX_SEGS = 16 };
+typedef struct {
+  uint8_t lit[256];                   /* the literal bytes, segment after segment */
+  uint32_t off[LIKE_MAX_SEGS + 1];    /* segment k is lit[off[k], off[k+1]) */
+  uint32_t nseg;
+  int front, back, any;               /* anchored first/last segment; any '%' at all */
+} like_segs;
+
+/* like_plan fills sg from the tokens when the pattern suits the segment
+   matcher (no '_', at most LIKE_MAX_SEGS segments, 256 literal bytes). */
+static int like_plan(const uint16_t *tok, uint32_t m, like_segs *sg) {
+  uint32_t nl = 0;
+  sg->nseg = 0;
+  sg->any = 0;
+  sg->front = m > 0 && tok[0] != TOK_ANY;
+  sg->back = m > 0 && tok[m - 1] != TOK_ANY;
+  for (uint32_t i = 0; i < m; i++) {
+    if (tok[i] == TOK_ONE) return 0;
+    if (tok[i] == TOK_ANY) {
+      sg->any = 1;
+      continue;
+    }
+    if (i == 0 || tok[i - 1] == TOK_ANY) {
+      if (sg->nseg == LIKE_MAX_SEGS) return 0;
+      sg->off[sg->nseg++] = nl;
+    }
+    if (nl == sizeof(sg->lit)) return 0;
+    sg->lit[nl++] = (uint8_t)tok[i];
+  }
+  sg->off[sg->nseg] = nl;
+  return 1;
+}
+
+static int like_segs_match(soft_str s, const like_segs *sg) {
+  const uint8_t *p = s.ptr;
+  uint32_t lo = 0, hi = s.len, first = 0, last = sg->nseg;
+  if (!sg->any) /* no '%': the whole string (the empty pattern: the empty string) */
+    return s.len == sg->off[sg->nseg] && (s.len == 0 || memcmp(p, sg->lit, s.len) == 0);
+  if (sg->front) {
+    uint32_t n = sg->off[1];
+    if (n > hi || memcmp(p, sg->lit, n) != 0) return 0;
+    lo = n;
+    first = 1;
+  }
+  if (sg->back && last > first) {
+    uint32_t n = sg->off[last] - sg->off[last - 1];
+    if (n > hi - lo || memcmp(p + hi - n, sg->lit + sg->off[last - 1], n) != 0) return 0;
+    hi -= n;
+    last--;
+  }
+  for (uint32_t k = first; k < last; k++) {
+    uint32_t n = sg->off[k + 1] - sg->off[k];
+    const uint8_t *f = memmem(p + lo, hi - lo, sg->lit + sg->off[k], n);
+    if (!f) return 0;
+    lo = (uint32_t)(f - p) + n;
+  }
+  return 1;
+}
+
 static int k_like(soft_kctx *k) {
   soft_str p = *const_str(k);
   uint8_t esc = k->in->p1 ? (uint8_t)k->in->p1 : '\\';
@@ -143,7 +208,11 @@ static int k_like(soft_kctx *k) {
   const soft_str *x = k->a->data;
   uint8_t *o = k->dst->data;
   vk_valid2(k->dst, k->a, k->b, k->v);
-  VK_ROWS(k->v, o[i] = (uint8_t)like_match(x[i], tok, m));
+  like_segs sg;
+  if (like_plan(tok, m, &sg))
+    VK_ROWS(k->v, o[i] = (uint8_t)like_segs_match(x[i], &sg));
+  else
+    VK_ROWS(k->v, o[i] = (uint8_t)like_match(x[i], tok, m));
   if (tok != small) free(tok);
   return HADOS_OK;
 }
