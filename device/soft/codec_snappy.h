@@ -252,6 +252,33 @@ HD_CODEC_FN int64_t hd_snappy_compress(const uint8_t *src, int64_t n,
   return op - dst;
 }
 
+/* hd_snappy_copy_tab describes each copy tag (low 2 bits 01, 10 or 11) for
+ * the decoder's fast loop: bits 0..31 mask the little-endian word after the
+ * tag down to its offset bytes, bits 40..42 are the offset's high bits (the
+ * 1-byte-offset form), bits 48..54 the length; literal tags hold 0.
+ * HD_SNAPPY_TAG_SHIFT holds, in its byte (tag & 7), 8 times the copy
+ * element's size (tag and offset bytes: 2, 3 or 5), so the way to the next
+ * tag is three shifts with no load. */
+#define HD_SNAPPY_C1(x) (0xffull | ((uint64_t)(((x) >> 5) << 8) << 32) | \
+                         ((uint64_t)(4 + (((x) >> 2) & 7)) << 48))
+#define HD_SNAPPY_C2(x) (0xffffull | ((uint64_t)(1 + ((x) >> 2)) << 48))
+#define HD_SNAPPY_C4(x) (0xffffffffull | ((uint64_t)(1 + ((x) >> 2)) << 48))
+#define HD_SNAPPY_ROW(x) 0, HD_SNAPPY_C1(x), HD_SNAPPY_C2(x), HD_SNAPPY_C4(x)
+#define HD_SNAPPY_ROW4(x) HD_SNAPPY_ROW(x), HD_SNAPPY_ROW((x) + 4), \
+    HD_SNAPPY_ROW((x) + 8), HD_SNAPPY_ROW((x) + 12)
+#define HD_SNAPPY_ROW16(x) HD_SNAPPY_ROW4(x), HD_SNAPPY_ROW4((x) + 16), \
+    HD_SNAPPY_ROW4((x) + 32), HD_SNAPPY_ROW4((x) + 48)
+#define HD_SNAPPY_TAG_SHIFT 0x2818100028181000ull
+HD_CODEC_FN const uint64_t hd_snappy_copy_tab[256] = {
+    HD_SNAPPY_ROW16(0), HD_SNAPPY_ROW16(64), HD_SNAPPY_ROW16(128),
+    HD_SNAPPY_ROW16(192)};
+#undef HD_SNAPPY_C1
+#undef HD_SNAPPY_C2
+#undef HD_SNAPPY_C4
+#undef HD_SNAPPY_ROW
+#undef HD_SNAPPY_ROW4
+#undef HD_SNAPPY_ROW16
+
 /* hd_snappy_decompress decodes the Snappy block src[0, n) into dst[0, cap).
  * It writes nothing past dst + the decoded length, whatever cap is.
  * Returns the decoded size (always the preamble's length);
@@ -283,58 +310,65 @@ HD_CODEC_FN int64_t hd_snappy_decompress(const uint8_t *src, int64_t n,
     /* Fast loop, far from both ends: at least HD_SNAPPY_FAST_IN input
      * bytes (a tag, and 16 literal bytes or 4 offset bytes, read as whole
      * words) and HD_SNAPPY_FAST_OUT output bytes (a copy of up to 64 bytes
-     * written in 8-byte steps, or a 16-byte literal store) remain, so no
-     * element can overrun and only a copy's offset needs checking. The
+     * written in 8-byte steps, or a 16- or 64-byte literal store) remain,
+     * so no element can overrun and only a copy's offset needs checking
+     * (a 64-byte literal also checks for its own input). The
      * next tag's position depends on the current tag alone, computed with
-     * arithmetic (no table load on that chain), and the next tag itself is
+     * shifts (no table load on that chain), and the next tag itself is
      * taken from the 8 bytes already loaded when it lies among them, so
      * the chain from one element to the next has no load on it: on short
      * literals and copies (PLAIN int64 pages) that chain is the decoder's
-     * speed. Literals longer than 16 bytes and bad offsets leave it for
-     * the careful loop below, which re-enters it. */
+     * speed. Literals longer than 60 bytes (or than 16 near the input's
+     * end) and bad offsets leave it for the careful loop below, which
+     * re-enters it. */
     if (iend - ip >= HD_SNAPPY_FAST_IN && oend - op >= HD_SNAPPY_FAST_OUT) {
       const uint8_t *ilim = iend - HD_SNAPPY_FAST_IN;
       const uint8_t *olim = oend - HD_SNAPPY_FAST_OUT;
       uint64_t w = hd_codec_load64(ip);
-      uint32_t tag = (uint32_t)w & 0xff;
+      uint64_t tw = w; /* the current tag in its low byte */
       while (ip <= ilim && op <= olim) {
-        uint32_t t = tag & 3, adv;
-        uint64_t off;
+        uint64_t off, e;
         const uint8_t *m;
         size_t clen;
-        if (t == 0) {
-          size_t llen = (tag >> 2) + 1;
-          if (HD_CODEC_UNLIKELY(llen > 16))
-            break;
+        unsigned sh;
+        if ((tw & 3) == 0) {
+          size_t llen = ((tw >> 2) & 63) + 1;
+          if (HD_CODEC_UNLIKELY(llen > 16)) {
+            /* 17..60 bytes (strings): one 64-byte copy when the input has
+             * room for it and the next word; the output always has */
+            if (llen > 60 || iend - ip < 1 + 64 + 8)
+              break;
+            memcpy(op, ip + 1, 64);
+            op += llen;
+            ip += llen + 1;
+            w = hd_codec_load64(ip);
+            tw = w;
+            continue;
+          }
           memcpy(op, ip + 1, 16);
           op += llen;
           ip += llen + 1;
           if (llen < 7) { /* the next tag is in w: no load on the chain */
-            tag = (uint32_t)(w >> (8 * (llen + 1))) & 0xff;
+            tw = w >> (8 * (llen + 1));
             w = hd_codec_load64(ip);
           } else {
             if (ip > ilim) /* the word at ip may pass iend */
               break;
             w = hd_codec_load64(ip);
-            tag = (uint32_t)w & 0xff;
+            tw = w;
           }
           continue;
         }
-        {
-          /* the three copy forms without a branch on the form (which
-           * mixes unpredictably): adv - 1 offset bytes follow the tag,
-           * the 1-byte form adds 3 offset bits and has its own length */
-          uint64_t one = 0 - (uint64_t)(t == 1); /* all ones for form 1 */
-          adv = 1 + t + (t == 3);
-          off = ((w >> 8) & ((1ull << (8 * (adv - 1))) - 1)) |
-                ((uint64_t)((tag >> 5) << 8) & one);
-          clen = (size_t)(((4 + ((tag >> 2) & 7)) & one) |
-                          ((1 + (tag >> 2)) & ~one));
-        }
+        /* a copy: the next tag's position by shifts of a constant (on the
+         * chain), length and offset through the table (off the chain) */
+        sh = (unsigned)(HD_SNAPPY_TAG_SHIFT >> ((tw & 7) << 3)) & 0xff;
+        e = hd_snappy_copy_tab[tw & 0xff];
+        off = ((w >> 8) & (uint32_t)e) | ((e >> 32) & 0x700);
+        clen = (size_t)(e >> 48);
         if (HD_CODEC_UNLIKELY(off - 1 >= (uint64_t)(op - dst)))
           break; /* zero or too far: the careful loop reports it */
-        ip += adv;
-        tag = (uint32_t)(w >> (8 * adv)) & 0xff; /* adv <= 5 */
+        ip += sh >> 3;
+        tw = w >> sh; /* sh <= 40 */
         w = hd_codec_load64(ip);
         m = op - off;
         if (HD_CODEC_LIKELY(off >= 16)) {

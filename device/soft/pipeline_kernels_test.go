@@ -415,6 +415,31 @@ func kernelSpecs() []kspec {
 			in: []device.VType{device.VTStr}, out: device.VTBool, consts: []device.Const{device.ConstStr(lk.pat)}, bConst: 0,
 			ref: refStrPred(device.KLike, lk.pat, escOr(lk.esc))})
 	}
+	// Long strings (past the 32-byte blocks of the AVX2 search) with the
+	// words a comment filter looks for, near misses of them, and matches
+	// at the very start and end.
+	words := []string{"special", "requests", "specia", "equests", "spe cial", "xspecialx", "日本", "specibl", "requesxs", "rpecial"}
+	genLong := func(r *rand.Rand) val {
+		var b strings.Builder
+		for b.Len() < 20+r.IntN(100) {
+			if r.IntN(4) == 0 {
+				b.WriteString(pick(r, words))
+			} else {
+				b.WriteByte("abcxyz "[r.IntN(7)])
+			}
+		}
+		return val{s: b.String()}
+	}
+	for _, pat := range []string{"%special%requests%", "%spec%", "special%", "%requests", "%日本%", "%al%re%", "%xs%"} {
+		specs = append(specs, kspec{name: fmt.Sprintf("like-long/%q", pat), insn: device.Insn{Op: device.KLike, VType: device.VTStr},
+			in: []device.VType{device.VTStr}, out: device.VTBool, consts: []device.Const{device.ConstStr(pat)}, bConst: 0,
+			gens: []gen{genLong}, ref: refStrPred(device.KLike, pat, '\\')})
+	}
+	for _, w := range []string{"special", "ts", "日本", "x"} {
+		specs = append(specs, kspec{name: fmt.Sprintf("contains-long/%q", w), insn: device.Insn{Op: device.KContains, VType: device.VTStr},
+			in: []device.VType{device.VTStr}, out: device.VTBool, consts: []device.Const{device.ConstStr(w)}, bConst: 0,
+			gens: []gen{genLong}, ref: refStrPred(device.KContains, w, '\\')})
+	}
 	for _, pl := range [][2]int32{{1, 2}, {0, 3}, {2, -1}, {-2, 1}, {-3, -1}, {5, 1}, {-10, 3}, {1, 0}, {3, 100}} {
 		specs = append(specs, kspec{name: fmt.Sprintf("substr/%d,%d", pl[0], pl[1]), insn: device.Insn{Op: device.KSubstr, VType: device.VTStr, P1: pl[0], P2: pl[1]},
 			in: []device.VType{device.VTStr}, out: device.VTStr, ref: refSubstr(int(pl[0]), int(pl[1])), bConst: -1})
@@ -691,7 +716,7 @@ func TestPipelineKernelsSIMD(t *testing.T) {
 		e := newEnv(t, "soft:memory=32MiB,mode=host-visible,simd="+simd, 8<<20)
 		seed := uint64(100)
 		for _, s := range kernelSpecs() {
-			if !s.cvar && s.insn.Op != device.KFilter {
+			if !s.cvar && s.insn.Op != device.KFilter && !strings.HasPrefix(s.name, "like") && !strings.HasPrefix(s.name, "contains-long") {
 				continue
 			}
 			seed++

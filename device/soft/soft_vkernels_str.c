@@ -9,6 +9,7 @@
  * UTF-8 (invalid sequences count byte by byte).
  */
 #define _GNU_SOURCE /* memmem */
+#include <immintrin.h>
 #include <stdlib.h>
 
 #include "soft_vkernels.h"
@@ -63,10 +64,45 @@ static inline uint32_t char_len(const uint8_t *s, uint32_t i, uint32_t n) {
   return j - i;
 }
 
+/* ---------------------------------------------------------------- substring search */
+/* A finder returns the leftmost occurrence of needle nd (nn bytes) in the
+   haystack h (hn bytes), or NULL. */
+typedef const uint8_t *(*str_finder)(const uint8_t *h, uint32_t hn, const uint8_t *nd, uint32_t nn);
+
+static const uint8_t *find_mem(const uint8_t *h, uint32_t hn, const uint8_t *nd, uint32_t nn) {
+  return memmem(h, hn, nd, nn);
+}
+
+/* find_avx2 tests 32 positions at a time on the needle's first and last
+   bytes and compares the middle only where both match (filters and LIKE
+   look for words such as "special" in comments of tens of bytes, where
+   memmem's setup dominates). Loads stay inside the haystack; positions a
+   whole block cannot cover are tested one at a time. */
+__attribute__((target("avx2"))) static const uint8_t *find_avx2(const uint8_t *h, uint32_t hn, const uint8_t *nd, uint32_t nn) {
+  if (nn == 0) return h;
+  if (nn > hn) return NULL;
+  if (nn == 1) return memchr(h, nd[0], hn);
+  const __m256i first = _mm256_set1_epi8((char)nd[0]), last = _mm256_set1_epi8((char)nd[nn - 1]);
+  uint32_t i = 0;
+  for (; i + nn - 1 + 32 <= hn; i += 32) {
+    __m256i bf = _mm256_loadu_si256((const __m256i *)(h + i));
+    __m256i bl = _mm256_loadu_si256((const __m256i *)(h + i + nn - 1));
+    uint32_t mask = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(bf, first), _mm256_cmpeq_epi8(bl, last)));
+    while (mask) {
+      uint32_t b = (uint32_t)__builtin_ctz(mask);
+      if (nn == 2 || memcmp(h + i + b + 1, nd + 1, nn - 2) == 0) return h + i + b;
+      mask &= mask - 1;
+    }
+  }
+  for (; i + nn <= hn; i++)
+    if (h[i] == nd[0] && h[i + nn - 1] == nd[nn - 1] && (nn == 2 || memcmp(h + i + 1, nd + 1, nn - 2) == 0)) return h + i;
+  return NULL;
+}
+
 /* ---------------------------------------------------------------- predicates */
 static const soft_str *const_str(soft_kctx *k) { return &k->kb->s; }
 
-static int k_str_pred(soft_kctx *k) {
+static int str_pred(soft_kctx *k, str_finder find) {
   const soft_str *x = k->a->data;
   soft_str p = *const_str(k);
   uint8_t *o = k->dst->data;
@@ -79,12 +115,15 @@ static int k_str_pred(soft_kctx *k) {
       if (p.len == 0) r = 1;
       else if (op == HADOS_K_STARTS_WITH) r = memcmp(s.ptr, p.ptr, p.len) == 0;
       else if (op == HADOS_K_ENDS_WITH) r = memcmp(s.ptr + s.len - p.len, p.ptr, p.len) == 0;
-      else r = memmem(s.ptr, s.len, p.ptr, p.len) != NULL;
+      else r = find(s.ptr, s.len, p.ptr, p.len) != NULL;
     }
     o[i] = r;
   });
   return HADOS_OK;
 }
+
+static int k_str_pred_scalar(soft_kctx *k) { return str_pred(k, find_mem); }
+static int k_str_pred_avx2(soft_kctx *k) { return str_pred(k, find_avx2); }
 
 /* LIKE: the pattern compiles to tokens: a literal byte (0..255), ONE ('_':
    one character) or ANY ('%': any run). */
@@ -172,7 +211,7 @@ static int like_plan(const uint16_t *tok, uint32_t m, like_segs *sg) {
   return 1;
 }
 
-static int like_segs_match(soft_str s, const like_segs *sg) {
+static int like_segs_match(soft_str s, const like_segs *sg, str_finder find) {
   const uint8_t *p = s.ptr;
   uint32_t lo = 0, hi = s.len, first = 0, last = sg->nseg;
   if (!sg->any) /* no '%': the whole string (the empty pattern: the empty string) */
@@ -191,14 +230,14 @@ static int like_segs_match(soft_str s, const like_segs *sg) {
   }
   for (uint32_t k = first; k < last; k++) {
     uint32_t n = sg->off[k + 1] - sg->off[k];
-    const uint8_t *f = memmem(p + lo, hi - lo, sg->lit + sg->off[k], n);
+    const uint8_t *f = find(p + lo, hi - lo, sg->lit + sg->off[k], n);
     if (!f) return 0;
     lo = (uint32_t)(f - p) + n;
   }
   return 1;
 }
 
-static int k_like(soft_kctx *k) {
+static int like(soft_kctx *k, str_finder find) {
   soft_str p = *const_str(k);
   uint8_t esc = k->in->p1 ? (uint8_t)k->in->p1 : '\\';
   uint16_t small[256], *tok = small;
@@ -210,12 +249,15 @@ static int k_like(soft_kctx *k) {
   vk_valid2(k->dst, k->a, k->b, k->v);
   like_segs sg;
   if (like_plan(tok, m, &sg))
-    VK_ROWS(k->v, o[i] = (uint8_t)like_segs_match(x[i], &sg));
+    VK_ROWS(k->v, o[i] = (uint8_t)like_segs_match(x[i], &sg, find));
   else
     VK_ROWS(k->v, o[i] = (uint8_t)like_match(x[i], tok, m));
   if (tok != small) free(tok);
   return HADOS_OK;
 }
+
+static int k_like_scalar(soft_kctx *k) { return like(k, find_mem); }
+static int k_like_avx2(soft_kctx *k) { return like(k, find_avx2); }
 
 /* ---------------------------------------------------------------- SUBSTR, LENGTH */
 /* Spark's substringSQL(pos, len) on characters; len < 0: to the end. */
@@ -250,15 +292,15 @@ static int k_length(soft_kctx *k) {
 }
 
 void soft_vk_register_str(soft_vkfn *fn, uint32_t simd) {
-  (void)simd;
+  int avx2 = simd == HADOS_SIMD_AVX2 || simd == HADOS_SIMD_AVX512;
   fn[HADOS_K_YEAR] = k_date_part;
   fn[HADOS_K_MONTH] = k_date_part;
   fn[HADOS_K_DAY] = k_date_part;
   fn[HADOS_K_DATE_ADD] = k_date_add;
-  fn[HADOS_K_STARTS_WITH] = k_str_pred;
-  fn[HADOS_K_ENDS_WITH] = k_str_pred;
-  fn[HADOS_K_CONTAINS] = k_str_pred;
-  fn[HADOS_K_LIKE] = k_like;
+  fn[HADOS_K_STARTS_WITH] = avx2 ? k_str_pred_avx2 : k_str_pred_scalar;
+  fn[HADOS_K_ENDS_WITH] = fn[HADOS_K_STARTS_WITH];
+  fn[HADOS_K_CONTAINS] = fn[HADOS_K_STARTS_WITH];
+  fn[HADOS_K_LIKE] = avx2 ? k_like_avx2 : k_like_scalar;
   fn[HADOS_K_SUBSTR] = k_substr;
   fn[HADOS_K_LENGTH] = k_length;
 }

@@ -1,5 +1,10 @@
 package csnappy
 
+// The go command does not notice edits to codec_snappy.h, which lives
+// outside this directory: after changing the decoder, touch this file (as
+// the 2026-11-29 session-5 decoder change did) or build with -a, or the
+// build cache keeps the old one.
+
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../device/soft -O3
 #include "codec_snappy.h"

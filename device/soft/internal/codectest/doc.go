@@ -58,7 +58,11 @@
 // and a standalone C program (testdata/standalone.c) compiled as strict
 // C99 with -Werror and, where available, AddressSanitizer and
 // UndefinedBehaviorSanitizer. The benchmarks put each C codec beside its
-// Go library in the same run and report the speed ratio as x_go.
+// Go library in the same run and report the speed ratio as x_go;
+// BenchmarkSnappyPages and TestSnappyPages (pages_test.go) do so on
+// Parquet-page-shaped blocks, the host scan's input: synthetic int64-key,
+// decimal and date pages, and real pages extracted from TPC-H Parquet
+// files when a directory of them is on disk ($HADOS_SNAPPY_PAGES).
 //
 // Note for builders: the go command does not notice edits to the headers,
 // which live outside this package's directory; after changing them, force

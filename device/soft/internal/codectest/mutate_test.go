@@ -73,3 +73,66 @@ func TestSnappyCopyOffsetBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSnappyRandomElements decodes long blocks of random elements, every
+// tag value among them: literals of 1..70 bytes, and copies in all three
+// forms with every length the form allows and offsets from 1 (a run) to
+// the bytes written so far (past 64 KiB for the 4-byte form), so each copy
+// path of the fast loop (offset >= 16, == 8, 8..15, < 8; length above 16)
+// meets each form. Half of the blocks then get one byte changed. The C
+// decoder, on exact-size C buffers, must agree with golang/snappy.
+func TestSnappyRandomElements(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 0xe1e))
+	n := 200
+	if testing.Short() {
+		n = 40
+	}
+	for range n {
+		var body []byte
+		size := 0
+		target := 1000 + r.IntN(100_000)
+		for size < target {
+			if size == 0 || r.IntN(3) == 0 {
+				l := 1 + r.IntN(70)
+				if l <= 60 {
+					body = append(body, byte(l-1)<<2)
+				} else {
+					body = append(body, 60<<2, byte(l-1))
+				}
+				for range l {
+					body = append(body, byte(r.Uint32()))
+				}
+				size += l
+				continue
+			}
+			var off int
+			switch r.IntN(4) {
+			case 0:
+				off = 1 + r.IntN(min(size, 16))
+			case 1:
+				off = min(size, 8)
+			default:
+				off = 1 + r.IntN(size)
+			}
+			switch form := 1 + r.IntN(3); {
+			case form == 1 && off < 2048:
+				l := 4 + r.IntN(8)
+				body = append(body, byte(off>>8)<<5|byte(l-4)<<2|1, byte(off))
+				size += l
+			case form == 2 && off < 65536:
+				l := 1 + r.IntN(64)
+				body = append(body, byte(l-1)<<2|2, byte(off), byte(off>>8))
+				size += l
+			default:
+				l := 1 + r.IntN(64)
+				body = append(body, byte(l-1)<<2|3, byte(off), byte(off>>8), byte(off>>16), byte(off>>24))
+				size += l
+			}
+		}
+		block := append(binary.AppendUvarint(nil, uint64(size)), body...)
+		if r.IntN(2) == 0 {
+			block[r.IntN(len(block))] = byte(r.Uint32())
+		}
+		fuzzDecoder(t, snappyCodec, block, size)
+	}
+}
