@@ -115,8 +115,9 @@ func (r *Rel) PartialAgg(keys []*plan.Expr, aggs ...AggFn) *Rel {
 	return r.wrap(n)
 }
 
-// FinalAgg merges the partial aggregate below r (through its exchange)
-// into the final results. results are expressions over the grouping keys
+// FinalAgg merges the partial aggregate below r (through its exchange, or
+// through a ReusedExchange of it, whose attribute ids it then reads) into
+// the final results. results are expressions over the grouping keys
 // and the aggregates' names (AggFn.Name), each a column or an alias; a
 // bare aggregate name becomes "agg AS name". With no results the output is
 // the keys and then every aggregate under its name.
@@ -124,8 +125,17 @@ func (r *Rel) FinalAgg(results ...*plan.Expr) *Rel {
 	b := r.b
 	where := r.where(plan.OpHashAggregate) + " (final)"
 	var st *aggState
+	var reused map[int64]int64 // over a ReusedExchange: the original's attribute ids to the reuse's
 	for n := r.n; n != nil && st == nil; {
 		st = b.aggs[n]
+		if orig, ok := b.reuses[n]; ok && n.Op == plan.OpReusedExchange {
+			reused = map[int64]int64{}
+			for i, a := range orig.Output {
+				reused[a.ID] = n.Output[i].ID
+			}
+			n = orig
+			continue
+		}
 		if len(n.Children) != 1 {
 			break
 		}
@@ -138,10 +148,16 @@ func (r *Rel) FinalAgg(results ...*plan.Expr) *Rel {
 	if len(st.args) != len(st.fns) { // the partial aggregate failed
 		return r
 	}
-	info := &plan.AggInfo{Keys: cloneExprs(st.keys)}
+	keys := cloneExprs(st.keys)
+	for _, k := range keys {
+		if id, ok := reused[k.ID]; ok {
+			k.ID = id
+		}
+	}
+	info := &plan.AggInfo{Keys: cloneExprs(keys)}
 	var scope []plan.Attr
 	realName := map[int64]string{}
-	for _, k := range st.keys {
+	for _, k := range keys {
 		scope = append(scope, plan.Attr{Name: k.Name, ID: k.ID, Type: k.Type})
 	}
 	for i, fn := range st.fns {
@@ -157,7 +173,7 @@ func (r *Rel) FinalAgg(results ...*plan.Expr) *Rel {
 		scope = append(scope, plan.Attr{Name: fn.Name, ID: a.ID, Type: a.Type})
 	}
 	if len(results) == 0 {
-		for _, k := range st.keys {
+		for _, k := range keys {
 			results = append(results, b.Col(k.Name))
 		}
 		for _, fn := range st.fns {

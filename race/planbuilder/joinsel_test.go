@@ -43,7 +43,7 @@ func TestTPCHJoinsBySize(t *testing.T) {
 			for _, n := range allNodes(p) {
 				checkJoinShape(t, name, n)
 			}
-			if g, w := count(p, plan.OpExchange, aggExchange), count(written[q], plan.OpExchange, aggExchange); g != w {
+			if g, w := count(p, plan.OpExchange, aggExchange), count(written[q], plan.OpExchange, aggExchange); g != w && !swapped {
 				t.Errorf("%s: %d exchanges under aggregates, %d as written", name, g, w)
 			}
 		}
@@ -246,10 +246,11 @@ func otherOps(p *plan.Plan) map[string]int {
 // Spark's approved plan: Q21 joins SAUDI ARABIA's suppliers and the 'F'
 // orders to l1 before the semi and anti joins, which read one broadcast
 // of lineitem, the anti join testing lateness in its condition (see q21;
-// race/exec checks its answers against a Go reference). Only their
-// joins' types and keys are compared, an inner join's sides in name
-// order.
-var rewritten = map[int]bool{21: true}
+// race/exec checks its answers against a Go reference). Q15's view is
+// one exchange that the scalar subquery reuses (see q15), so it scans and
+// aggregates lineitem once, not twice. Only their joins' types and keys
+// are compared, an inner join's sides in name order.
+var rewritten = map[int]bool{15: true, 21: true}
 
 // joinSigsOf lists the joins' types, keys and conditions, sorted (a
 // join's sides do not move, so its keys print the same; when swapped,
