@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hados-io/hados/device"
@@ -81,22 +82,76 @@ func (b *Builder) constant(c device.Const) uint16 {
 
 // Filter compiles a condition into FILTER instructions, one per top-level
 // conjunct.
+//
+// A conjunction becomes one FILTER per conjunct, cheapest first (see
+// filterCost): each narrows the selection the next one runs over, so a
+// string IN list tested after a date range reads a seventh of the rows.
+// The rows kept are the same in any order (non-ANSI expressions do not
+// fail); DuckDB's optimizer orders conjuncts by cost the same way.
 func (b *Builder) Filter(cond *expr.Expr) error {
 	if cond.Type.Kind != types.Boolean {
 		return fmt.Errorf("pipeline: filter condition %s is %s, not boolean", cond, cond.Type)
 	}
-	if cond.Op == expr.OpAnd {
-		if err := b.Filter(cond.Args[0]); err != nil {
+	terms := conjuncts(cond, nil)
+	slices.SortStableFunc(terms, func(x, y *expr.Expr) int { return filterCost(x) - filterCost(y) })
+	for _, t := range terms {
+		r, err := b.Expr(t)
+		if err != nil {
 			return err
 		}
-		return b.Filter(cond.Args[1])
+		if err := b.emit(device.Insn{Op: device.KFilter, VType: device.VTBool, A: r}); err != nil {
+			return err
+		}
 	}
-	r, err := b.Expr(cond)
-	if err != nil {
-		return err
-	}
-	return b.emit(device.Insn{Op: device.KFilter, VType: device.VTBool, A: r})
+	return nil
 }
+
+// conjuncts appends the terms of an AND tree to out, left to right.
+func conjuncts(e *expr.Expr, out []*expr.Expr) []*expr.Expr {
+	if e.Op == expr.OpAnd {
+		return conjuncts(e.Args[1], conjuncts(e.Args[0], out))
+	}
+	return append(out, e)
+}
+
+// filterCost ranks a conjunct by what it costs per row: null tests, then
+// comparisons of a number or date with a literal (range filters, fused on
+// the device), then other numeric tests, then anything that reads strings
+// (comparisons, IN lists, LIKE) or branches (OR, CASE).
+func filterCost(e *expr.Expr) int {
+	strs, other := false, false
+	var walk func(*expr.Expr)
+	walk = func(x *expr.Expr) {
+		if x.Type.Kind == types.String {
+			strs = true
+		}
+		switch x.Op {
+		case expr.OpOr, expr.OpCaseWhen, expr.OpIf, expr.OpCoalesce:
+			other = true
+		}
+		for _, a := range x.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	switch {
+	case e.Op == expr.OpIsNull || e.Op == expr.OpIsNotNull:
+		return 0
+	case strs:
+		return 4
+	case other:
+		return 3
+	}
+	switch e.Op {
+	case expr.OpEq, expr.OpNe, expr.OpLt, expr.OpLe, expr.OpGt, expr.OpGe:
+		if isLeaf(e.Args[0]) && isLeaf(e.Args[1]) && (e.Args[0].Op == expr.OpLiteral || e.Args[1].Op == expr.OpLiteral) {
+			return 1
+		}
+	}
+	return 2
+}
+
+func isLeaf(e *expr.Expr) bool { return e.Op == expr.OpColumn || e.Op == expr.OpLiteral }
 
 // Expr compiles an expression and returns the register holding it.
 func (b *Builder) Expr(e *expr.Expr) (uint16, error) {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/hados-io/hados/device"
@@ -264,5 +265,48 @@ func TestCompileSharesSubexpressions(t *testing.T) {
 	// dp, dp*(1+t), p*(2-d), t*(1-d); 1-d and 2-d
 	if muls != 4 || subs != 2 {
 		t.Fatalf("%d DEC_MUL and %d DEC_SUB, want 4 and 2:\n%+v", muls, subs, p.Insns)
+	}
+}
+
+// TestFilterOrder: a conjunction's FILTERs run cheapest first (null tests,
+// literal ranges, other numeric tests, strings and branches), the written
+// order kept within a class: Q12's string IN list runs after its dates.
+func TestFilterOrder(t *testing.T) {
+	mode := expr.Column(0, "l_shipmode", tString)
+	commit, receipt := expr.Column(1, "l_commitdate", tDate), expr.Column(2, "l_receiptdate", tDate)
+	in := call(expr.OpIn, tBool, mode, expr.Literal("MAIL", tString), expr.Literal("SHIP", tString))
+	nn := call(expr.OpIsNotNull, tBool, commit)
+	colCol := call(expr.OpLt, tBool, commit, receipt)
+	ge := call(expr.OpGe, tBool, receipt, expr.Literal(int32(8766), tDate))
+	lt := call(expr.OpLt, tBool, receipt, expr.Literal(int32(9131), tDate))
+	or := call(expr.OpOr, tBool, call(expr.OpGt, tBool, commit, expr.Literal(int32(1), tDate)), lt)
+	and := func(xs ...*expr.Expr) *expr.Expr {
+		e := xs[0]
+		for _, x := range xs[1:] {
+			e = call(expr.OpAnd, tBool, e, x)
+		}
+		return e
+	}
+	got := conjuncts(and(in, nn, colCol, or, ge, lt), nil)
+	slices.SortStableFunc(got, func(x, y *expr.Expr) int { return filterCost(x) - filterCost(y) })
+	want := []*expr.Expr{nn, ge, lt, colCol, or, in}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("conjunct %d: %s, want %s (order %v)", i, got[i], want[i], got)
+		}
+	}
+	// the compiled program filters in that order: the IN list is last
+	b := NewBuilder([]types.DataType{tString, tDate, tDate})
+	if err := b.Filter(and(in, nn, colCol, or, ge, lt)); err != nil {
+		t.Fatal(err)
+	}
+	var last device.Kernel
+	for _, insn := range b.p.Insns {
+		if insn.Op != device.KFilter {
+			last = insn.Op
+		}
+	}
+	if last != device.KIn {
+		t.Errorf("the last test before a FILTER is %v, want IN", last)
 	}
 }
