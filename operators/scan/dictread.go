@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -312,23 +313,43 @@ func shortWidth(offs []int32) int {
 // memmove call per value. out has w bytes of room past the values' total;
 // the indices were checked by the caller.
 func expandShortVar(out []byte, offs, ix, dOffs []int32, base int32, dBytes []byte, w int, hasNulls bool, valid []byte, voff int) {
-	used := int(dOffs[len(dOffs)-1] - base)
+	dn := len(dOffs) - 1
+	used := int(dOffs[dn] - base)
 	pad := make([]byte, used+w)
 	copy(pad, dBytes[:used])
-	var pos int32
+	// each entry's start in pad and length, in one word
+	tab := make([]uint64, dn)
+	for k := range tab {
+		tab[k] = uint64(uint32(dOffs[k]-base)) | uint64(uint32(dOffs[k+1]-dOffs[k]))<<32
+	}
 	offs[0] = 0
 	next := offs[1 : len(ix)+1]
-	for i, k := range ix {
-		if hasNulls && !bitutil.BitIsSet(valid, voff+i) {
-			next[i] = pos
-			continue
+	// Stores through pointers: pos + w <= len(out) and start + w <=
+	// len(pad) hold for every valid slot (its index was checked, and pos
+	// never passes the values' total), so the loop needs no other checks.
+	dst, src := unsafe.Pointer(unsafe.SliceData(out)), unsafe.Pointer(unsafe.SliceData(pad))
+	var pos uint32
+	switch {
+	case !hasNulls && w == 16:
+		for i, k := range ix {
+			e := tab[k]
+			*(*[16]byte)(unsafe.Add(dst, pos)) = *(*[16]byte)(unsafe.Add(src, uint32(e)))
+			pos += uint32(e >> 32)
+			next[i] = int32(pos)
 		}
-		lo := dOffs[k] - base
-		*(*[16]byte)(out[pos : pos+16]) = [16]byte(pad[lo : lo+16])
-		if w == 32 {
-			*(*[16]byte)(out[pos+16 : pos+32]) = [16]byte(pad[lo+16 : lo+32])
+	default:
+		for i, k := range ix {
+			if hasNulls && !bitutil.BitIsSet(valid, voff+i) {
+				next[i] = int32(pos)
+				continue
+			}
+			e := tab[k]
+			*(*[16]byte)(unsafe.Add(dst, pos)) = *(*[16]byte)(unsafe.Add(src, uint32(e)))
+			if w == 32 {
+				*(*[16]byte)(unsafe.Add(dst, pos+16)) = *(*[16]byte)(unsafe.Add(src, uint32(e)+16))
+			}
+			pos += uint32(e >> 32)
+			next[i] = int32(pos)
 		}
-		pos += dOffs[k+1] - dOffs[k]
-		next[i] = pos
 	}
 }
