@@ -23,11 +23,15 @@
 // its rows, concatenated in partition order, are the result.
 //
 // Stages run as soon as the stages they read are done (independent
-// broadcasts in parallel). Scalar subqueries run first, once each (a
-// ReusedSubquery is the same id): their value — a typed null when they
-// return no row, an error naming the subquery when they return more —
-// is bound into the consuming operator's expressions (rules.Result.Bind)
-// before it is compiled.
+// broadcasts in parallel). Scalar subqueries run once each (a
+// ReusedSubquery is the same id), planned before the tree that reads
+// them but run beside it: a stage whose own operators read one starts it
+// with its wait for its inputs and runs when both are done, so the
+// stages that read none (TPC-H Q11's partial aggregation by part) run
+// beside the subquery. Its value — a typed null when it returns no row,
+// an error naming the subquery when it returns more — is bound into the
+// consuming operator's expressions (rules.Result.Bind) before it is
+// compiled.
 //
 // A host leaf of no rows (rules.EmptyInput: Spark's EmptyRelation, an
 // empty LocalTableScan) is read as an empty input of its columns, one
@@ -117,6 +121,14 @@
 // builder's semi-join reduction (planbuilder's SemiJoin), a left semi
 // join of the right side against a broadcast of the left side's keys,
 // which runs as any other broadcast join.
+//
+// A filter whose key reaches its scan in the join's own stage lands
+// there when the way down crosses the preserved side of an anti or outer
+// join: that join keeps (nearly) every row of the side, so the filter
+// spares it the probe and copy of the rows the join above drops (TPC-H
+// Q16's anti join of 800k partsupp rows with the complaining suppliers
+// then probes the 120k its join with the 30k parts keeps; rtfbelow.go,
+// filtersBelowJoins switches it).
 //
 // # Aggregations over filters and projections
 //

@@ -39,7 +39,7 @@ type query struct {
 	stages   []*stage
 	byNode   map[*rules.Node]*stage // exchange (and gather) node → the stage producing it
 	scalars  convert.Bindings
-	scalarMu sync.Mutex // serialises subquery runs (each runs once)
+	sqRuns   map[int64]*scalarRun // the scalar subqueries planned (subquery.go)
 	payloads map[*rules.Node]*rules.Payload
 	inputs   map[*rules.Node]int // RowToColumnar over the host → Env.Inputs index
 	// alone is the stage RunStage runs on its own, and external the
@@ -161,14 +161,10 @@ func (q *query) quota(addr string) uint64 {
 // runTree runs the stages computing tree and returns its result stage
 // (its records collected to host memory, in partition order).
 func (q *query) runTree(ctx context.Context, tree *rules.Node) (*stage, error) {
-	if err := q.prepareScalars(ctx, tree); err != nil {
-		return nil, err
-	}
-	root, err := q.plan(tree)
+	root, err := q.planTree(tree)
 	if err != nil {
 		return nil, err
 	}
-	q.planRuntimeFilters()
 	if err := q.runStages(ctx, root); err != nil {
 		return nil, err
 	}
@@ -176,7 +172,10 @@ func (q *query) runTree(ctx context.Context, tree *rules.Node) (*stage, error) {
 }
 
 // runStages runs root and every stage it depends on, each as soon as its
-// dependencies are done; the first failure cancels the rest.
+// dependencies are done and the scalar subqueries its own operators read
+// are computed (the first stage to read one runs it: a subquery runs
+// beside the stages that do not need its value); the first failure
+// cancels the rest.
 func (q *query) runStages(ctx context.Context, root *stage) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -202,7 +201,17 @@ func (q *query) runStages(ctx context.Context, root *stage) error {
 		wg.Add(1)
 		go func(s *stage) {
 			defer wg.Done()
+			scalars := q.startScalars(ctx, s)
 			err := s.waitDeps(ctx)
+			if err != nil {
+				cancel(err)
+			}
+			if serr := scalars(); err == nil {
+				err = serr
+			}
+			if err == nil && stageStarting != nil {
+				stageStarting(q, s)
+			}
 			if err == nil {
 				err = q.runStage(ctx, s)
 			}
@@ -223,6 +232,10 @@ func (q *query) runStages(ctx context.Context, root *stage) error {
 	}
 	return nil
 }
+
+// stageStarting, when set (tests only), is called as each stage of
+// runStages starts running, its inputs and scalar subqueries ready.
+var stageStarting func(q *query, s *stage)
 
 // close releases what the query holds: stage outputs, broadcast tables
 // and their tasks, the shuffle directory. It is idempotent and returns

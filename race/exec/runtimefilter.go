@@ -87,7 +87,7 @@ func (q *query) planRuntimeFilters() {
 	q.mu.Unlock()
 	reused := reusedNodes(q.res)
 	for _, s := range stages {
-		if s.started.Load() {
+		if s.fixed() {
 			continue
 		}
 		q.walkStage(s, s.top, func(n *rules.Node) {
@@ -178,9 +178,12 @@ func (q *query) runtimeFilterOf(s *stage, j *rules.Node, reused map[*rules.Node]
 		}
 		f := q.placeFilter(hops, reused)
 		if f == nil {
+			f = placeBelowJoin(s, hops)
+		}
+		if f == nil {
 			continue
 		}
-		if dependsOn(dep, f.stage) || f.stage.started.Load() {
+		if dependsOn(dep, f.stage) || f.stage.fixed() {
 			continue // the broadcast needs the target stage's output (or it ran already)
 		}
 		f.join, f.typ = j, pk.Type
@@ -368,6 +371,14 @@ func (q *query) placeFilter(hops []hop, reused map[*rules.Node]bool) *runtimeFil
 	if st == nil || st.kind != mapStage {
 		return nil
 	}
+	top := chainTop(hops)
+	return &runtimeFilter{target: hops[top].n, col: hops[top].col, stage: st}
+}
+
+// chainTop is the index in hops of the node the filter lands on: the top
+// of the filter/projection chain right above the scan (hops' last) built
+// as an operator of its own, else the scan.
+func chainTop(hops []hop) int {
 	built := func(k int) bool { // hops[k] is built by builder.build
 		if k == 0 {
 			return true
@@ -390,7 +401,7 @@ func (q *query) placeFilter(hops []hop, reused map[*rules.Node]bool) *runtimeFil
 			top = k
 		}
 	}
-	return &runtimeFilter{target: hops[top].n, col: hops[top].col, stage: st}
+	return top
 }
 
 // filteredBelow reports whether the key is a join key, against a

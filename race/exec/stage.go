@@ -41,8 +41,11 @@ type stage struct {
 	deps []*stage
 
 	started atomic.Bool
-	done    chan struct{}
-	err     error
+	// sealed: planned for a scalar subquery, before the trees that read
+	// it (fixed)
+	sealed atomic.Bool
+	done   chan struct{}
+	err    error
 
 	// map stages
 	shuffle *shuffleOut
@@ -88,6 +91,11 @@ func (s *stage) prio() int {
 // start claims the stage for running; false when it already ran (or
 // runs) for another tree of the query.
 func (s *stage) start() bool { return s.started.CompareAndSwap(false, true) }
+
+// fixed reports a stage that runtime filters planned for a later tree
+// must leave alone: it started, or it computes a scalar subquery of that
+// tree (planned before it, as if it had run already).
+func (s *stage) fixed() bool { return s.started.Load() || s.sealed.Load() }
 
 func (s *stage) finish(err error) {
 	s.err = err

@@ -401,6 +401,16 @@ func (q *query) bindInputs(ctx context.Context, s *stage) error {
 
 // stageScalars runs the scalar subqueries s's own operators read.
 func (q *query) stageScalars(ctx context.Context, s *stage) error {
+	for _, id := range q.stageScalarIDs(s) {
+		if err := q.scalar(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stageScalarIDs are the scalar subqueries s's own operators read.
+func (q *query) stageScalarIDs(s *stage) []int64 {
 	var ids []int64
 	var walk func(n *rules.Node)
 	walk = func(n *rules.Node) {
@@ -418,12 +428,7 @@ func (q *query) stageScalars(ctx context.Context, s *stage) error {
 		}
 	}
 	walk(s.top)
-	for _, id := range ids {
-		if err := q.scalar(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ids
 }
 
 // stageInput is one input of a stage run on its own: it drops a leading
