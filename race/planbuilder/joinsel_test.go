@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -37,7 +38,11 @@ func TestTPCHJoinsBySize(t *testing.T) {
 			if !swapped && !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: operators besides joins differ:\n by size    %v\n as written %v", name, got, want)
 			}
-			if g, w := joinSigsOf(p, swapped), joinSigsOf(written[q], swapped); !reflect.DeepEqual(g, w) {
+			g, w := joinSigsOf(p, swapped), joinSigsOf(written[q], swapped)
+			if swapped { // a rewritten plan may share a join both copies had (Q11)
+				g, w = slices.Compact(g), slices.Compact(w)
+			}
+			if !reflect.DeepEqual(g, w) {
 				t.Errorf("%s: joins differ:\n by size    %v\n as written %v", name, g, w)
 			}
 			for _, n := range allNodes(p) {
@@ -246,11 +251,12 @@ func otherOps(p *plan.Plan) map[string]int {
 // Spark's approved plan: Q21 joins SAUDI ARABIA's suppliers and the 'F'
 // orders to l1 before the semi and anti joins, which read one broadcast
 // of lineitem, the anti join testing lateness in its condition (see q21;
-// race/exec checks its answers against a Go reference). Q15's view is
+// race/exec checks its answers against a Go reference). Q11 joins
+// supplier with GERMANY before partsupp (see q11). Q15's view is
 // one exchange that the scalar subquery reuses (see q15), so it scans and
-// aggregates lineitem once, not twice. Only their joins' types and keys
-// are compared, an inner join's sides in name order.
-var rewritten = map[int]bool{15: true, 21: true}
+// aggregates lineitem once, not twice. Only their distinct joins' types
+// and keys are compared, an inner join's sides in name order.
+var rewritten = map[int]bool{11: true, 15: true, 21: true}
 
 // joinSigsOf lists the joins' types, keys and conditions, sorted (a
 // join's sides do not move, so its keys print the same; when swapped,
