@@ -60,6 +60,9 @@ var abVariants = []abVariant{
 	// differing lengths a byte at a time, as before; "now" with one 16- or
 	// 32-byte store per value (expandShortVar).
 	{"short-bytes", func() { setAB(true, true, false, true); expandShort = false }},
+	// session 5, H20: "plain-pq" decodes string chunks with PLAIN pages
+	// through pqarrow, as before; "now" by the scan itself (plainstr.go).
+	{"plain-pq", func() { setAB(true, true, false, true); ownPlainStr = false }},
 }
 
 // abDefault is the variant the package's defaults amount to, restored
@@ -73,6 +76,7 @@ func setAB(noClear, pagePool, dev, cSnappy bool) {
 	setCSnappy(cSnappy)
 	setPrefetchAB(true, true)
 	expandUniform, ownDictPages, ownFixedDicts, ownFixedPlain, expandShort = true, true, true, true, true
+	ownPlainStr = true
 }
 
 func setPrefetchAB(idleHelpers, byBytes bool) {

@@ -61,6 +61,7 @@ type dictColumn struct {
 	idx  hybrid // its indices
 
 	fx *fixedDict // a fixed-width column's dictionary (dictfixed.go); nil for byte arrays
+	ps *plainStr  // a string chunk with PLAIN pages (plainstr.go); nil otherwise
 
 	ix    []int32 // scratch: one batch's indices, spaced (null slots unread)
 	lv    []int32 // scratch: one page's share of definition levels
@@ -131,6 +132,10 @@ func (c *dictColumn) close() {
 	if c.fx != nil {
 		c.fx.d8, c.fx.d16, c.fx.d32, c.fx.d64 = nil, nil, nil, nil
 	}
+	if c.ps != nil && c.ps.vals != nil {
+		c.ps.vals.Release()
+		c.ps.vals = nil
+	}
 	for _, b := range c.held {
 		putBuf(b)
 	}
@@ -146,6 +151,9 @@ func (c *dictColumn) errorf(format string, args ...any) error {
 func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 	if c.fx != nil {
 		return c.nextFixed(mem, n)
+	}
+	if c.ps != nil {
+		return c.nextStr(mem, n)
 	}
 	if cap(c.ix) < n {
 		c.ix = scratchOf[int32](c, n)
@@ -276,10 +284,11 @@ func (c *dictColumn) nextPage() error {
 		default:
 			continue // index and unknown pages carry no values
 		}
-		if !c.haveDict {
+		if c.ps != nil && c.ps.isPlain { // a string chunk's PLAIN page (plainstr.go)
+			c.ps.data = data
+		} else if !c.haveDict {
 			return c.errorf("data page before the dictionary page")
-		}
-		if c.fx != nil && c.fx.isPlain { // a fixed-width chunk's fallback (dictfixed.go)
+		} else if c.fx != nil && c.fx.isPlain { // a fixed-width chunk's fallback (dictfixed.go)
 			c.fx.plain = data
 		} else if len(data) == 0 {
 			c.idx.reset(nil, 0)
@@ -299,6 +308,12 @@ func (c *dictColumn) nextPage() error {
 }
 
 func (c *dictColumn) dataEncoding(e parquet.Encoding) error {
+	if c.ps != nil {
+		c.ps.isPlain = e == parquet.Encodings.Plain
+		if c.ps.isPlain {
+			return nil
+		}
+	}
 	if c.fx != nil {
 		c.fx.isPlain = e == parquet.Encodings.Plain && ownFixedPlain
 		if c.fx.isPlain {

@@ -41,11 +41,11 @@ func pagesSeed(t testing.TB, record func(memory.Allocator, int, uint64) arrow.Re
 	return b
 }
 
-// FuzzDictPages mutates files of dictionary-encoded string columns, and of
-// fixed-width ones, and scans them with the scan's own page decoding
-// (dictpage.go, dictfixed.go) and with pqarrow's readers: each must return rows or an error naming
-// the file — never panic, hang or leak — and when both return rows, the
-// same rows.
+// FuzzDictPages mutates files of dictionary-encoded string columns, of
+// fixed-width ones and of PLAIN string ones, and scans them with the scan's
+// own page decoding (dictpage.go, dictfixed.go, plainstr.go) and with
+// pqarrow's readers: each must return rows or an error naming the file —
+// never panic, hang or leak — and when both return rows, the same rows.
 func FuzzDictPages(f *testing.F) {
 	dir := f.TempDir()
 	for _, s := range [][]byte{
@@ -54,6 +54,9 @@ func FuzzDictPages(f *testing.F) {
 		fixedSeed(f, dir, "fixed-v1"),
 		fixedSeed(f, dir, "fixed-v2-snappy-decint", parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy),
 			parquet.WithStoreDecimalAsInteger(true)),
+		plainSeed(f, dir, "plain-v1", parquet.WithDictionaryDefault(false)),
+		plainSeed(f, dir, "plain-v2-snappy-fallback", parquet.WithDictionaryPageSizeLimit(256), parquet.WithDataPageVersion(parquet.DataPageV2),
+			parquet.WithCompression(compress.Codecs.Snappy)),
 	} {
 		f.Add(s, uint32(len(s)/3), byte(0x04), uint8(1))
 		f.Add(s, uint32(len(s)/2), byte(0xff), uint8(3))
@@ -70,6 +73,7 @@ func mutateAndCompare(t *testing.T, data []byte, off uint32, xor byte, n uint8) 
 	// fixedRecord: those a file lacks read as nulls.
 	cols := append([]Column{{Name: "s", Type: types.StringType, Nullable: true}, {Name: "b", Type: types.BinaryType, Nullable: true},
 		{Name: "r", Type: types.StringType, Nullable: true}}, fixedCols[1:]...)
+	cols = append(cols, plainCols[1:]...) // plainstr.go's
 	data = bytes.Clone(data)
 	for i := 0; i < int(n) && len(data) > 0; i++ {
 		data[(int(off)+i*7)%len(data)] ^= xor
@@ -78,11 +82,11 @@ func mutateAndCompare(t *testing.T, data []byte, off uint32, xor byte, n uint8) 
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ownDictPages, ownFixedDicts = true, true }()
+	defer func() { ownDictPages, ownFixedDicts, ownPlainStr = true, true, true }()
 	var rows [2][]string
 	var errs [2]error
 	for i, own := range []bool{true, false} {
-		ownDictPages, ownFixedDicts = own, own
+		ownDictPages, ownFixedDicts, ownPlainStr = own, own, own
 		rows[i], _, errs[i] = tryScan(Options{Files: []string{path}, Columns: cols, Alloc: testAlloc(t), Parallelism: 1, BatchRows: 50}, nil)
 		if errs[i] != nil && !bytes.Contains([]byte(errs[i].Error()), []byte("fuzz.parquet")) {
 			t.Errorf("own=%t: error does not name the file: %v", own, errs[i])

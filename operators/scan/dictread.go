@@ -86,15 +86,19 @@ func expandDict(mem memory.Allocator, d *array.Dictionary) (arrow.Array, error) 
 		dOffs  []int32
 		dBytes []byte
 	)
+	dn := d.Dictionary().Len()
 	switch dict := d.Dictionary().(type) {
 	case *array.String:
-		dOffs, dBytes = dict.ValueOffsets(), dict.ValueBytes()
+		if dn > 0 { // an empty dictionary's offsets may be unwritten (all nulls, data page v2, after a seek)
+			dOffs, dBytes = dict.ValueOffsets(), dict.ValueBytes()
+		}
 	case *array.Binary:
-		dOffs, dBytes = dict.ValueOffsets(), dict.ValueBytes()
+		if dn > 0 {
+			dOffs, dBytes = dict.ValueOffsets(), dict.ValueBytes()
+		}
 	default:
 		return nil, fmt.Errorf("%w: dictionary of type %s", ErrCorrupt, d.Dictionary().DataType())
 	}
-	dn := d.Dictionary().Len()
 	if dn == 0 || len(dOffs) < dn+1 { // no values: every valid index is out of range
 		dn, dOffs = 0, []int32{0}
 	}

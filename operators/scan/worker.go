@@ -324,11 +324,12 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 			fr = ifr
 		}
 	}
-	// Flat dictionary-encoded string and fixed-width columns of a row group
-	// read whole are decoded by the scan itself (dictpage.go,
-	// dictfixed.go), the rest by pqarrow.
+	// Flat dictionary-encoded string and fixed-width columns, and flat
+	// string columns with PLAIN pages, of a row group read whole are
+	// decoded by the scan itself (dictpage.go, dictfixed.go, plainstr.go),
+	// the rest by pqarrow.
 	var own []*dictColumn
-	if all && (ownDictPages || ownFixedDicts) {
+	if all && (ownDictPages || ownFixedDicts || ownPlainStr) {
 		dl := sp.file.dictLeaves
 		rest := make([]int, 0, len(leaves))
 		seen := map[int]bool{}
@@ -346,6 +347,8 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 				dc, err = newDictColumn(fr.ParquetReader(), rg, fc.leaf, fc.name, fc.read)
 			case ownFixedDicts && ownFixedLeaf(sp.file, rg, fc, c.arrow):
 				dc, err = newFixedDictColumn(fr.ParquetReader(), rg, fc, c.arrow)
+			case ownPlainStr && !slices.Contains(dl, fc.leaf) && ownPlainLeaf(sp.file, rg, fc, c.arrow):
+				dc, err = newPlainStrColumn(fr.ParquetReader(), sp.file, rg, fc, c.arrow)
 			default:
 				continue
 			}
