@@ -26,6 +26,7 @@ type Config struct {
 	Codec         device.Codec   // spark.hados.dma.codec: link compression none|lz4|snappy
 	ChunkSize     uint64         // spark.hados.dma.chunkSize: bytes per DMA program
 	QueueDepth    int            // spark.hados.dma.queueDepth: programs in flight per queue
+	Queues        int            // spark.hados.dma.queues: hardware queues per device
 	Retries       int            // spark.hados.dma.retries: resubmissions of a failed descriptor
 	Watchdog      time.Duration  // spark.hados.dma.watchdog: a program overdue this long means a hang
 	LockHost      bool           // spark.hados.memory.lockHost: mlock pinned host staging memory
@@ -104,6 +105,8 @@ var configKeys = []ConfigKey{
 		set: func(c *Config, v string) (err error) { c.ChunkSize, err = ParseBytes(v); return }},
 	{Name: "spark.hados.dma.queueDepth", Default: "16", Doc: "DMA programs in flight per hardware queue.",
 		set: func(c *Config, v string) (err error) { c.QueueDepth, err = parseInt(v, 1, 1<<16); return }},
+	{Name: "spark.hados.dma.queues", Default: "1", Doc: "Hardware queues per device, each with a poller (the software DPU's cores serve every queue; a driver whose queues each feed one core wants one per core).",
+		set: func(c *Config, v string) (err error) { c.Queues, err = parseInt(v, 1, 256); return }},
 	{Name: "spark.hados.dma.retries", Default: "3", Doc: "Resubmissions of a DMA descriptor that failed with an I/O error.",
 		set: func(c *Config, v string) (err error) { c.Retries, err = parseInt(v, 0, 1000); return }},
 	{Name: "spark.hados.dma.watchdog", Default: "30s", Doc: "A device program overdue this long declares the device hung.",

@@ -21,13 +21,14 @@ spark.hados.dma.chunkSize: 1MiB
 spark.executor.memory 4g
 spark.hados.dma.watchdog 5s
 spark.hados.dma.queueDepth 8
+spark.hados.dma.queues 2
 spark.hados.memory.lockHost false
 `
 	if err := ParseConfig(&c, "test.conf", strings.NewReader(text)); err != nil {
 		t.Fatal(err)
 	}
 	if c.Devices != "soft:count=2,mode=discrete" || c.Codec != device.CodecLZ4 || c.ChunkSize != 1<<20 ||
-		c.Watchdog != 5*time.Second || c.QueueDepth != 8 || c.LockHost {
+		c.Watchdog != 5*time.Second || c.QueueDepth != 8 || c.Queues != 2 || c.LockHost {
 		t.Fatalf("config: %+v", c)
 	}
 }
@@ -40,6 +41,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"spark.hados.devices soft:count=0", "count=0"},
 		{"spark.hados.dma.chunkSize 12 parsecs", "unknown unit"},
 		{"spark.hados.dma.queueDepth 0", "want an integer in [1, 65536]"},
+		{"spark.hados.dma.queues 0", "want an integer in [1, 256]"},
 		{"spark.hados.dma.watchdog -1s", "positive duration"},
 		{"=value", "want `key value`"},
 		{strings.Repeat("x", 70000), "token too long"},

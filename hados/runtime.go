@@ -68,7 +68,7 @@ func Open(cfg Config, opts Options) (*Runtime, error) {
 			r.Close()
 			return nil, err
 		}
-		dopts := dma.Options{Codec: cfg.Codec, ChunkSize: cfg.ChunkSize, QueueDepth: cfg.QueueDepth,
+		dopts := dma.Options{Codec: cfg.Codec, ChunkSize: cfg.ChunkSize, QueueDepth: cfg.QueueDepth, Queues: cfg.Queues,
 			Retries: cfg.Retries, Watchdog: cfg.Watchdog}
 		if cfg.Retries == 0 {
 			dopts.Retries = -1
