@@ -315,11 +315,8 @@ func (c *dictColumn) nextFixed(mem memory.Allocator, n int) (arrow.Array, error)
 	var validity *memory.Buffer
 	var valid []byte
 	if c.maxDef > 0 {
-		validity = memory.NewResizableBuffer(mem)
+		validity, valid = newValidity(mem, n)
 		defer validity.Release()
-		validity.Resize(int(bitutil.BytesForBits(int64(n))))
-		valid = validity.Bytes()
-		clear(valid)
 	}
 	var (
 		nulls int

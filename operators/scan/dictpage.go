@@ -142,6 +142,40 @@ func (c *dictColumn) close() {
 	c.held = nil
 }
 
+// levels decodes the definition levels of the next m slots into c.lv,
+// sets the bits of the valid ones in valid from bit got, and returns the
+// levels and how many are valid.
+func (c *dictColumn) levels(m, got int, valid []byte) ([]int32, int, error) {
+	if cap(c.lv) < m {
+		c.lv = scratchOf[int32](c, m)
+	}
+	lv := c.lv[:m]
+	if err := c.defs.decode(lv); err != nil {
+		return nil, 0, c.errorf("definition levels: %v", err)
+	}
+	v := 0
+	for i, l := range lv {
+		switch l {
+		case 1:
+			bitutil.SetBit(valid, got+i)
+			v++
+		case 0:
+		default:
+			return nil, 0, c.errorf("definition level %d above the maximum 1", l)
+		}
+	}
+	return lv, v, nil
+}
+
+// newValidity is a zeroed validity bitmap of n slots from mem (the caller
+// releases it) and its bytes.
+func newValidity(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(int(bitutil.BytesForBits(int64(n))))
+	clear(b.Bytes())
+	return b, b.Bytes()
+}
+
 func (c *dictColumn) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: column %s: %s", ErrCorrupt, c.name, fmt.Sprintf(format, args...))
 }
@@ -183,23 +217,9 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 				return nil, c.errorf("dictionary indices: %v", err)
 			}
 		} else {
-			if cap(c.lv) < m {
-				c.lv = scratchOf[int32](c, m)
-			}
-			lv := c.lv[:m]
-			if err := c.defs.decode(lv); err != nil {
-				return nil, c.errorf("definition levels: %v", err)
-			}
-			v := 0
-			for i, l := range lv {
-				switch l {
-				case 1:
-					bitutil.SetBit(valid, got+i)
-					v++
-				case 0:
-				default:
-					return nil, c.errorf("definition level %d above the maximum 1", l)
-				}
+			lv, v, err := c.levels(m, got, valid)
+			if err != nil {
+				return nil, err
 			}
 			nulls += m - v
 			// Decode the v indices packed, then spread them to their slots

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -149,11 +148,8 @@ func (c *dictColumn) nextStr(mem memory.Allocator, n int) (arrow.Array, error) {
 	var validity *memory.Buffer
 	var valid []byte
 	if c.maxDef > 0 {
-		validity = memory.NewResizableBuffer(mem)
+		validity, valid = newValidity(mem, n)
 		defer validity.Release()
-		validity.Resize(int(bitutil.BytesForBits(int64(n))))
-		valid = validity.Bytes()
-		clear(valid)
 	}
 	nulls := 0
 	for got := 0; got < n; {
@@ -167,23 +163,9 @@ func (c *dictColumn) nextStr(mem memory.Allocator, n int) (arrow.Array, error) {
 		var lv []int32
 		v := m
 		if c.maxDef > 0 {
-			if cap(c.lv) < m {
-				c.lv = scratchOf[int32](c, m)
-			}
-			lv = c.lv[:m]
-			if err := c.defs.decode(lv); err != nil {
-				return nil, c.errorf("definition levels: %v", err)
-			}
-			v = 0
-			for i, l := range lv {
-				switch l {
-				case 1:
-					bitutil.SetBit(valid, got+i)
-					v++
-				case 0:
-				default:
-					return nil, c.errorf("definition level %d above the maximum 1", l)
-				}
+			var err error
+			if lv, v, err = c.levels(m, got, valid); err != nil {
+				return nil, err
 			}
 			nulls += m - v
 			if v == m {

@@ -179,20 +179,7 @@ func (q *query) runTree(ctx context.Context, tree *rules.Node) (*stage, error) {
 func (q *query) runStages(ctx context.Context, root *stage) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var all []*stage
-	seen := map[*stage]bool{}
-	var visit func(s *stage)
-	visit = func(s *stage) {
-		if seen[s] {
-			return
-		}
-		seen[s] = true
-		for _, d := range s.deps {
-			visit(d)
-		}
-		all = append(all, s)
-	}
-	visit(root)
+	all := stagesBelow(root)
 	var wg sync.WaitGroup
 	for _, s := range all {
 		if !s.start() { // already run (or running) for an earlier tree

@@ -109,6 +109,15 @@ func (q *query) planScalar(id int64) (*scalarRun, error) {
 // seal marks root and every stage it depends on as planned for an
 // earlier tree (stage.fixed).
 func seal(root *stage) {
+	for _, s := range stagesBelow(root) {
+		s.sealed.Store(true)
+	}
+}
+
+// stagesBelow lists root and every stage it depends on, each once, a
+// stage after the stages it depends on.
+func stagesBelow(root *stage) []*stage {
+	var all []*stage
 	seen := map[*stage]bool{}
 	var visit func(s *stage)
 	visit = func(s *stage) {
@@ -116,12 +125,13 @@ func seal(root *stage) {
 			return
 		}
 		seen[s] = true
-		s.sealed.Store(true)
 		for _, d := range s.deps {
 			visit(d)
 		}
+		all = append(all, s)
 	}
 	visit(root)
+	return all
 }
 
 // scalar computes scalar subquery id and binds its value: the single
