@@ -48,24 +48,31 @@ func (t *Target) parts(rows int) [][2]int {
 func (t *Target) exec(ctx context.Context, ops []device.Op) ([]uint64, []error) {
 	res := make([]uint64, len(ops))
 	errs := make([]error, len(ops))
+	run := func(i int) {
+		if t.Gate != nil {
+			release, err := t.Gate(ctx)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer release()
+		}
+		c, err := t.DMA.Exec(ctx, device.Program{Ops: ops[i : i+1]})
+		if len(c.Results) > 0 {
+			res[i] = c.Results[0]
+		}
+		errs[i] = err
+	}
+	if len(ops) == 1 { // one core's op (most, when a stage's tasks fill the cores): no goroutine
+		run(0)
+		return res, errs
+	}
 	var wg sync.WaitGroup
 	for i := range ops {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if t.Gate != nil {
-				release, err := t.Gate(ctx)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				defer release()
-			}
-			c, err := t.DMA.Exec(ctx, device.Program{Ops: ops[i : i+1]})
-			if len(c.Results) > 0 {
-				res[i] = c.Results[0]
-			}
-			errs[i] = err
+			run(i)
 		}(i)
 	}
 	wg.Wait()
