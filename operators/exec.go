@@ -63,18 +63,17 @@ func (t *Target) exec(ctx context.Context, ops []device.Op) ([]uint64, []error) 
 		}
 		errs[i] = err
 	}
-	if len(ops) == 1 { // one core's op (most, when a stage's tasks fill the cores): no goroutine
-		run(0)
-		return res, errs
-	}
+	// the first op runs in the caller's goroutine: with one op (most, when
+	// a stage's tasks fill the cores) no goroutine is started at all
 	var wg sync.WaitGroup
-	for i := range ops {
+	for i := 1; i < len(ops); i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			run(i)
 		}(i)
 	}
+	run(0)
 	wg.Wait()
 	return res, errs
 }
