@@ -202,7 +202,38 @@ func q15AsWritten(b *Builder) *Rel {
 // q16 is the parts/supplier relationship query (BRAND Brand#45, TYPE
 // MEDIUM POLISHED, SIZEs 49 14 23 45 19 3 36 9): NOT IN as a null-aware
 // left anti join and count(distinct) as two aggregation levels.
+//
+// By size, the distinct level skips its partial step: its input is
+// partsupp's rows (unique by part and supplier) with their part's brand,
+// type and size, so the partial aggregation reduces 120,255 rows to
+// 120,224 at SF 1 and costs a quarter of the query. The rows are
+// exchanged by the four grouping columns and one aggregation without
+// functions (the same node partial or final) keeps each once.
 func q16(b *Builder) *Rel {
+	if b.opts.Joins == JoinsAsWritten {
+		return q16AsWritten(b)
+	}
+	c := b.Col
+	complaints := b.scanWhere("supplier", strs("s_suppkey", "s_comment"), b.nn("s_comment"), b.Like(c("s_comment"), "%Customer%Complaints%")).
+		Keep("s_suppkey")
+	anti := b.OnType(plan.JoinLeftAnti, "ps_suppkey", "s_suppkey")
+	anti.NullAware = true
+	keys := b.Cols("p_brand", "p_type", "p_size")
+	distinct := append(b.Cols("p_brand", "p_type", "p_size"), c("ps_suppkey"))
+	return b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey"), b.nn("ps_partkey")).
+		Join(complaints, anti).
+		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_type", "p_size"),
+			b.nn("p_brand"), b.nn("p_type"), b.Ne(c("p_brand"), b.Str("Brand#45")), b.Not(b.Like(c("p_type"), "MEDIUM POLISHED%")),
+			b.In(c("p_size"), b.Ints(49, 14, 23, 45, 19, 3, 36, 9)...), b.nn("p_partkey")), "ps_partkey", "p_partkey").
+		Keep("ps_suppkey", "p_brand", "p_type", "p_size").
+		HashExchange(distinct...).
+		PartialAgg(distinct).
+		Aggregate(keys, []AggFn{b.CountDistinct(c("ps_suppkey")).As("supplier_cnt")}).
+		OrderBy(b.Desc(c("supplier_cnt")), b.Asc(c("p_brand")), b.Asc(c("p_type")), b.Asc(c("p_size")))
+}
+
+// q16AsWritten is q16 in the shape of Spark's approved plan.
+func q16AsWritten(b *Builder) *Rel {
 	c := b.Col
 	complaints := b.scanWhere("supplier", strs("s_suppkey", "s_comment"), b.nn("s_comment"), b.Like(c("s_comment"), "%Customer%Complaints%")).
 		Keep("s_suppkey")
