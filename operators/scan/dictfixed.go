@@ -367,80 +367,72 @@ type fixedVal interface {
 // dictionary (set when the dictionary page is met).
 func fixedBatch[T fixedVal](c *dictColumn, dict *[]T, out []T, valid []byte) (int, error) {
 	nulls := 0
-	for got := 0; got < len(out); {
-		if c.left == 0 {
-			if err := c.nextPage(); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		m := min(len(out)-got, c.left)
+	err := c.eachRun(len(out), func(got, m int) error {
 		o := out[got : got+m]
 		if c.maxDef == 0 {
-			if err := values(c, *dict, o); err != nil {
-				return 0, err
-			}
-		} else {
-			for k := 0; k < m; {
-				rle, cnt, val, err := c.defs.run()
-				if err != nil {
-					return 0, c.errorf("definition levels: %v", err)
-				}
-				if rle {
-					r := min(cnt, m-k)
-					switch val {
-					case 1:
-						if err := values(c, *dict, o[k:k+r]); err != nil {
-							return 0, err
-						}
-						bitutil.SetBitsTo(valid, int64(got+k), int64(r), true)
-					case 0:
-						clear(o[k : k+r])
-						nulls += r
-					default:
-						return 0, c.errorf("definition level %d above the maximum 1", val)
-					}
-					c.defs.rle -= r
-					k += r
-					continue
-				}
-				// Bit-packed levels: value by value.
-				r := min(cnt, m-k, len(c.fx.tmp))
-				lv := c.fx.tmp[:r]
-				c.defs.unpack(lv)
-				c.defs.bp -= r
-				v := 0
-				for i, l := range lv {
-					switch l {
-					case 1:
-						bitutil.SetBit(valid, got+k+i)
-						v++
-					case 0:
-					default:
-						return 0, c.errorf("definition level %d above the maximum 1", l)
-					}
-				}
-				nulls += r - v
-				// The levels are in tmp, which gatherIdx reuses: spread
-				// using the validity bits instead.
-				seg := o[k : k+r]
-				if err := values(c, *dict, seg[:v]); err != nil {
-					return 0, err
-				}
-				var zero T
-				for i, j := r-1, v-1; i > j; i-- {
-					if bitutil.BitIsSet(valid, got+k+i) {
-						seg[i] = seg[j]
-						j--
-					} else {
-						seg[i] = zero
-					}
-				}
-				k += r
-			}
+			return values(c, *dict, o)
 		}
-		c.left -= m
-		got += m
+		for k := 0; k < m; {
+			rle, cnt, val, err := c.defs.run()
+			if err != nil {
+				return c.errorf("definition levels: %v", err)
+			}
+			if rle {
+				r := min(cnt, m-k)
+				switch val {
+				case 1:
+					if err := values(c, *dict, o[k:k+r]); err != nil {
+						return err
+					}
+					bitutil.SetBitsTo(valid, int64(got+k), int64(r), true)
+				case 0:
+					clear(o[k : k+r])
+					nulls += r
+				default:
+					return c.errorf("definition level %d above the maximum 1", val)
+				}
+				c.defs.rle -= r
+				k += r
+				continue
+			}
+			// Bit-packed levels: value by value.
+			r := min(cnt, m-k, len(c.fx.tmp))
+			lv := c.fx.tmp[:r]
+			c.defs.unpack(lv)
+			c.defs.bp -= r
+			v := 0
+			for i, l := range lv {
+				switch l {
+				case 1:
+					bitutil.SetBit(valid, got+k+i)
+					v++
+				case 0:
+				default:
+					return c.errorf("definition level %d above the maximum 1", l)
+				}
+			}
+			nulls += r - v
+			// The levels are in tmp, which gatherIdx reuses: spread
+			// using the validity bits instead.
+			seg := o[k : k+r]
+			if err := values(c, *dict, seg[:v]); err != nil {
+				return err
+			}
+			var zero T
+			for i, j := r-1, v-1; i > j; i-- {
+				if bitutil.BitIsSet(valid, got+k+i) {
+					seg[i] = seg[j]
+					j--
+				} else {
+					seg[i] = zero
+				}
+			}
+			k += r
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	return nulls, nil
 }

@@ -167,6 +167,28 @@ func (c *dictColumn) levels(m, got int, valid []byte) ([]int32, int, error) {
 	return lv, v, nil
 }
 
+// eachRun splits the chunk's next n rows into runs that each lie in one
+// data page, moving to the next page when the current one is used up, and
+// calls fn with each run's first row (counted from the batch's start) and
+// length; the first error stops it.
+func (c *dictColumn) eachRun(n int, fn func(got, m int) error) error {
+	for got := 0; got < n; {
+		if c.left == 0 {
+			if err := c.nextPage(); err != nil {
+				return err
+			}
+			continue
+		}
+		m := min(n-got, c.left)
+		if err := fn(got, m); err != nil {
+			return err
+		}
+		c.left -= m
+		got += m
+	}
+	return nil
+}
+
 // newValidity is a zeroed validity bitmap of n slots from mem (the caller
 // releases it) and its bytes.
 func newValidity(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
@@ -203,39 +225,34 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		valid = c.valid[:nb]
 		clear(valid)
 	}
-	for got := 0; got < n; {
-		if c.left == 0 {
-			if err := c.nextPage(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		m := min(n-got, c.left)
+	err := c.eachRun(n, func(got, m int) error {
 		out := ix[got : got+m]
 		if c.maxDef == 0 {
 			if err := c.idx.decode(out); err != nil {
-				return nil, c.errorf("dictionary indices: %v", err)
+				return c.errorf("dictionary indices: %v", err)
 			}
-		} else {
-			lv, v, err := c.levels(m, got, valid)
-			if err != nil {
-				return nil, err
-			}
-			nulls += m - v
-			// Decode the v indices packed, then spread them to their slots
-			// from the back (slot j >= packed position j).
-			if err := c.idx.decode(out[:v]); err != nil {
-				return nil, c.errorf("dictionary indices: %v", err)
-			}
-			for i, j := m-1, v-1; j >= 0 && i > j; i-- {
-				if lv[i] == 1 {
-					out[i] = out[j]
-					j--
-				}
+			return nil
+		}
+		lv, v, err := c.levels(m, got, valid)
+		if err != nil {
+			return err
+		}
+		nulls += m - v
+		// Decode the v indices packed, then spread them to their slots
+		// from the back (slot j >= packed position j).
+		if err := c.idx.decode(out[:v]); err != nil {
+			return c.errorf("dictionary indices: %v", err)
+		}
+		for i, j := m-1, v-1; j >= 0 && i > j; i-- {
+			if lv[i] == 1 {
+				out[i] = out[j]
+				j--
 			}
 		}
-		c.left -= m
-		got += m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return expandIndices(mem, c.typ, ix, valid, 0, nulls, c.dOffs, c.dBytes)
 }

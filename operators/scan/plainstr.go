@@ -152,37 +152,26 @@ func (c *dictColumn) nextStr(mem memory.Allocator, n int) (arrow.Array, error) {
 		defer validity.Release()
 	}
 	nulls := 0
-	for got := 0; got < n; {
-		if c.left == 0 {
-			if err := c.nextPage(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		m := min(n-got, c.left)
+	err := c.eachRun(n, func(got, m int) error {
 		var lv []int32
 		v := m
 		if c.maxDef > 0 {
 			var err error
 			if lv, v, err = c.levels(m, got, valid); err != nil {
-				return nil, err
+				return err
 			}
 			nulls += m - v
 			if v == m {
 				lv = nil
 			}
 		}
-		var err error
 		if ps.isPlain {
-			err = c.plainRun(mem, offs[got+1:got+1+m], lv)
-		} else {
-			err = c.dictRun(mem, offs[got+1:got+1+m], lv, v)
+			return c.plainRun(mem, offs[got+1:got+1+m], lv)
 		}
-		if err != nil {
-			return nil, err
-		}
-		c.left -= m
-		got += m
+		return c.dictRun(mem, offs[got+1:got+1+m], lv, v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	ps.vals.ResizeNoShrink(ps.used)
 	if nulls == 0 {
