@@ -82,39 +82,39 @@ func q10AsWritten(b *Builder) *Rel {
 // join (and their runtime filter cuts partsupp to 32k rows at its scan),
 // the order DuckDB picks.
 func q11(b *Builder) *Rel {
+	c := b.Col
+	// stock keeps the rows of a copy of partsupp (cols of them) whose
+	// supplier is German; second: the subquery's copy, which reuses the
+	// first one's broadcasts
+	var stock func(r *Rel, second bool, cols ...string) *Rel
 	if b.opts.Joins == JoinsAsWritten {
-		return q11AsWritten(b)
+		supp := b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).Broadcast(c("s_suppkey"))
+		nation := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("GERMANY")), b.nn("n_nationkey")).
+			Keep("n_nationkey").Broadcast(c("n_nationkey"))
+		stock = func(r *Rel, second bool, cols ...string) *Rel {
+			s, n := supp, nation
+			if second {
+				s, n = supp.Reuse(), nation.Reuse()
+			}
+			return r.InnerJoin(s, "ps_suppkey", "s_suppkey").Keep(append(cols, "s_nationkey")...).InnerJoin(n, "s_nationkey", "n_nationkey").Keep(cols...)
+		}
+	} else {
+		nation := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("GERMANY")), b.nn("n_nationkey")).
+			Keep("n_nationkey")
+		german := b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).
+			InnerJoin(nation, "s_nationkey", "n_nationkey").Keep("s_suppkey").Broadcast(c("s_suppkey"))
+		stock = func(r *Rel, second bool, cols ...string) *Rel {
+			g := german
+			if second {
+				g = german.Reuse()
+			}
+			return r.InnerJoin(g, "ps_suppkey", "s_suppkey").Keep(cols...)
+		}
 	}
-	c := b.Col
 	value := b.Mul(c("ps_supplycost"), c("ps_availqty"))
-	nation := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("GERMANY")), b.nn("n_nationkey")).
-		Keep("n_nationkey")
-	german := b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).
-		InnerJoin(nation, "s_nationkey", "n_nationkey").Keep("s_suppkey").Broadcast(c("s_suppkey"))
-	main := b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")).
-		InnerJoin(german, "ps_suppkey", "s_suppkey").Keep("ps_partkey", "ps_availqty", "ps_supplycost")
-	total := b.scanWhere("partsupp", strs("ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")).
-		InnerJoin(german.Reuse(), "ps_suppkey", "s_suppkey").Keep("ps_availqty", "ps_supplycost").
-		Aggregate(nil, []AggFn{b.Sum(value).As("total")}, b.As(b.Mul(c("total"), b.Dec("0.0001")), "(sum((ps_supplycost * ps_availqty)) * 0.0001)"))
-	threshold := b.ScalarSubquery(total)
-	return main.Aggregate(b.Cols("ps_partkey"), []AggFn{b.Sum(value).As("value")}).
-		Filter(b.And(b.nn("value"), b.Gt(c("value"), threshold))).
-		OrderBy(b.Desc(c("value")))
-}
-
-// q11AsWritten is q11 in the join order of Spark's approved plan.
-func q11AsWritten(b *Builder) *Rel {
-	c := b.Col
-	value := b.Mul(c("ps_supplycost"), c("ps_availqty"))
-	supp := b.scanWhere("supplier", strs("s_suppkey", "s_nationkey"), b.nn("s_suppkey"), b.nn("s_nationkey")).Broadcast(c("s_suppkey"))
-	nation := b.scanWhere("nation", strs("n_nationkey", "n_name"), b.nn("n_name"), b.Eq(c("n_name"), b.Str("GERMANY")), b.nn("n_nationkey")).
-		Keep("n_nationkey").Broadcast(c("n_nationkey"))
-	stock := func(r *Rel, s, n *Rel, cols ...string) *Rel {
-		return r.InnerJoin(s, "ps_suppkey", "s_suppkey").Keep(append(cols, "s_nationkey")...).InnerJoin(n, "s_nationkey", "n_nationkey").Keep(cols...)
-	}
-	main := stock(b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")), supp, nation,
+	main := stock(b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")), false,
 		"ps_partkey", "ps_availqty", "ps_supplycost")
-	total := stock(b.scanWhere("partsupp", strs("ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")), supp.Reuse(), nation.Reuse(),
+	total := stock(b.scanWhere("partsupp", strs("ps_suppkey", "ps_availqty", "ps_supplycost"), b.nn("ps_suppkey")), true,
 		"ps_availqty", "ps_supplycost").
 		Aggregate(nil, []AggFn{b.Sum(value).As("total")}, b.As(b.Mul(c("total"), b.Dec("0.0001")), "(sum((ps_supplycost * ps_availqty)) * 0.0001)"))
 	threshold := b.ScalarSubquery(total)
@@ -171,8 +171,10 @@ func q14(b *Builder) *Rel {
 		}, b.As(b.Div(b.Mul(b.Dec("100.00"), c("promo")), c("total")), "promo_revenue"))
 }
 
-// revenue0 is Q15's view: revenue per supplier in 1996-Q1.
-func revenue0(b *Builder, notNullSupplier bool, results ...*plan.Expr) *Rel {
+// revenue0Rows are the rows of Q15's view (revenue per supplier in
+// 1996-Q1) before it aggregates them; notNullSupplier adds the
+// isnotnull(l_suppkey) Spark infers from the main query's join.
+func revenue0Rows(b *Builder, notNullSupplier bool) *Rel {
 	c := b.Col
 	var nn *plan.Expr
 	if notNullSupplier {
@@ -180,8 +182,7 @@ func revenue0(b *Builder, notNullSupplier bool, results ...*plan.Expr) *Rel {
 	}
 	return b.scanWhere("lineitem", strs("l_suppkey", "l_extendedprice", "l_discount", "l_shipdate"),
 		b.nn("l_shipdate"), b.Ge(c("l_shipdate"), b.Date("1996-01-01")), b.Lt(c("l_shipdate"), b.DateAdd("1996-01-01", 0, 3, 0)), nn).
-		Keep("l_suppkey", "l_extendedprice", "l_discount").
-		Aggregate(b.Cols("l_suppkey"), []AggFn{b.Sum(b.disc()).As("total_revenue")}, results...)
+		Keep("l_suppkey", "l_extendedprice", "l_discount")
 }
 
 // q15 is the top supplier query (DATE 1996-01-01): the view's maximum is a
@@ -195,36 +196,34 @@ func revenue0(b *Builder, notNullSupplier bool, results ...*plan.Expr) *Rel {
 // grouping key), the two copies are one exchange, and the subquery reads a
 // ReusedExchange of it: one scan and one partial aggregation of lineitem.
 func q15(b *Builder) *Rel {
+	c := b.Col
+	sum := b.Sum(b.disc()).As("total_revenue")
+	// view is a copy of the view: the main query's or the subquery's;
+	// best are the tests of the main query's copy, before its comparison
+	// with the maximum
+	var view func(main bool, results ...*plan.Expr) *Rel
+	best := []*plan.Expr{b.nn("total_revenue")}
 	if b.opts.Joins == JoinsAsWritten {
-		return q15AsWritten(b)
+		view = func(main bool, results ...*plan.Expr) *Rel {
+			return revenue0Rows(b, main).Aggregate(b.Cols("l_suppkey"), []AggFn{sum}, results...)
+		}
+	} else {
+		ex := revenue0Rows(b, false).PartialAgg(b.Cols("l_suppkey"), sum).HashExchange(c("l_suppkey"))
+		view = func(main bool, results ...*plan.Expr) *Rel {
+			if main {
+				return ex.FinalAgg(results...)
+			}
+			return ex.Reuse().FinalAgg(results...)
+		}
+		best = append([]*plan.Expr{b.nn("supplier_no")}, best...)
 	}
-	c := b.Col
-	ex := b.scanWhere("lineitem", strs("l_suppkey", "l_extendedprice", "l_discount", "l_shipdate"),
-		b.nn("l_shipdate"), b.Ge(c("l_shipdate"), b.Date("1996-01-01")), b.Lt(c("l_shipdate"), b.DateAdd("1996-01-01", 0, 3, 0))).
-		Keep("l_suppkey", "l_extendedprice", "l_discount").
-		PartialAgg(b.Cols("l_suppkey"), b.Sum(b.disc()).As("total_revenue")).
-		HashExchange(c("l_suppkey"))
-	top := ex.Reuse().FinalAgg(c("total_revenue")).
+	top := view(false, c("total_revenue")).
 		Aggregate(nil, []AggFn{b.Max(c("total_revenue")).As("max(total_revenue)")})
 	maxRevenue := b.ScalarSubquery(top)
-	best := ex.FinalAgg(b.As(c("l_suppkey"), "supplier_no"), c("total_revenue")).
-		Filter(b.And(b.nn("supplier_no"), b.nn("total_revenue"), b.Eq(c("total_revenue"), maxRevenue))).Expect(1)
+	supplier := view(true, b.As(c("l_suppkey"), "supplier_no"), c("total_revenue")).
+		Filter(b.And(append(best, b.Eq(c("total_revenue"), maxRevenue))...)).Expect(1)
 	return b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_phone"), b.nn("s_suppkey")).
-		InnerJoin(best, "s_suppkey", "supplier_no").
-		Keep("s_suppkey", "s_name", "s_address", "s_phone", "total_revenue").
-		OrderBy(b.Asc(c("s_suppkey")))
-}
-
-// q15AsWritten is q15 in the shape of Spark's approved plan.
-func q15AsWritten(b *Builder) *Rel {
-	c := b.Col
-	top := revenue0(b, false, c("total_revenue")).
-		Aggregate(nil, []AggFn{b.Max(c("total_revenue")).As("max(total_revenue)")})
-	maxRevenue := b.ScalarSubquery(top)
-	best := revenue0(b, true, b.As(c("l_suppkey"), "supplier_no"), c("total_revenue")).
-		Filter(b.And(b.nn("total_revenue"), b.Eq(c("total_revenue"), maxRevenue))).Expect(1)
-	return b.scanWhere("supplier", strs("s_suppkey", "s_name", "s_address", "s_phone"), b.nn("s_suppkey")).
-		InnerJoin(best, "s_suppkey", "supplier_no").
+		InnerJoin(supplier, "s_suppkey", "supplier_no").
 		Keep("s_suppkey", "s_name", "s_address", "s_phone", "total_revenue").
 		OrderBy(b.Asc(c("s_suppkey")))
 }
@@ -240,9 +239,6 @@ func q15AsWritten(b *Builder) *Rel {
 // exchanged by the four grouping columns and one aggregation without
 // functions (the same node partial or final) keeps each once.
 func q16(b *Builder) *Rel {
-	if b.opts.Joins == JoinsAsWritten {
-		return q16AsWritten(b)
-	}
 	c := b.Col
 	complaints := b.scanWhere("supplier", strs("s_suppkey", "s_comment"), b.nn("s_comment"), b.Like(c("s_comment"), "%Customer%Complaints%")).
 		Keep("s_suppkey")
@@ -250,33 +246,17 @@ func q16(b *Builder) *Rel {
 	anti.NullAware = true
 	keys := b.Cols("p_brand", "p_type", "p_size")
 	distinct := append(b.Cols("p_brand", "p_type", "p_size"), c("ps_suppkey"))
-	return b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey"), b.nn("ps_partkey")).
+	pairs := b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey"), b.nn("ps_partkey")).
 		Join(complaints, anti).
 		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_type", "p_size"),
 			b.nn("p_brand"), b.nn("p_type"), b.Ne(c("p_brand"), b.Str("Brand#45")), b.Not(b.Like(c("p_type"), "MEDIUM POLISHED%")),
 			b.In(c("p_size"), b.Ints(49, 14, 23, 45, 19, 3, 36, 9)...), b.nn("p_partkey")), "ps_partkey", "p_partkey").
-		Keep("ps_suppkey", "p_brand", "p_type", "p_size").
-		HashExchange(distinct...).
-		PartialAgg(distinct).
-		Aggregate(keys, []AggFn{b.CountDistinct(c("ps_suppkey")).As("supplier_cnt")}).
-		OrderBy(b.Desc(c("supplier_cnt")), b.Asc(c("p_brand")), b.Asc(c("p_type")), b.Asc(c("p_size")))
-}
-
-// q16AsWritten is q16 in the shape of Spark's approved plan.
-func q16AsWritten(b *Builder) *Rel {
-	c := b.Col
-	complaints := b.scanWhere("supplier", strs("s_suppkey", "s_comment"), b.nn("s_comment"), b.Like(c("s_comment"), "%Customer%Complaints%")).
-		Keep("s_suppkey")
-	anti := b.OnType(plan.JoinLeftAnti, "ps_suppkey", "s_suppkey")
-	anti.NullAware = true
-	keys := b.Cols("p_brand", "p_type", "p_size")
-	return b.scanWhere("partsupp", strs("ps_partkey", "ps_suppkey"), b.nn("ps_partkey")).
-		Join(complaints, anti).
-		InnerJoin(b.scanWhere("part", strs("p_partkey", "p_brand", "p_type", "p_size"),
-			b.nn("p_brand"), b.nn("p_type"), b.Ne(c("p_brand"), b.Str("Brand#45")), b.Not(b.Like(c("p_type"), "MEDIUM POLISHED%")),
-			b.In(c("p_size"), b.Ints(49, 14, 23, 45, 19, 3, 36, 9)...), b.nn("p_partkey")), "ps_partkey", "p_partkey").
-		Keep("ps_suppkey", "p_brand", "p_type", "p_size").
-		Aggregate(append(keys, c("ps_suppkey")), nil).
-		Aggregate(keys, []AggFn{b.CountDistinct(c("ps_suppkey")).As("supplier_cnt")}).
+		Keep("ps_suppkey", "p_brand", "p_type", "p_size")
+	if b.opts.Joins == JoinsAsWritten {
+		pairs = pairs.Aggregate(distinct, nil)
+	} else {
+		pairs = pairs.HashExchange(distinct...).PartialAgg(distinct)
+	}
+	return pairs.Aggregate(keys, []AggFn{b.CountDistinct(c("ps_suppkey")).As("supplier_cnt")}).
 		OrderBy(b.Desc(c("supplier_cnt")), b.Asc(c("p_brand")), b.Asc(c("p_type")), b.Asc(c("p_size")))
 }
