@@ -54,8 +54,13 @@ func Lineitem(tb testing.TB, t *operators.Target, sf float64) (*arrow.Schema, []
 	return LineitemLayout(tb, t, sf, Plain)
 }
 
-// BatchRows is the rows per record of Lineitem and LineitemLayout.
-const BatchRows = 1 << 17
+// BatchRows is the rows per record of Lineitem and LineitemLayout: 2^18,
+// the size of the records the Parquet scan hands to the operators
+// (race/exec's scanBatchRows), so that the in-memory pipelines see the
+// records a query over files would. Each record is one host/device round
+// trip per engine core (docs/PERFORMANCE.md, "per-record round trips");
+// HADOS_BENCH_BATCH in the pipeline benchmarks measures other sizes.
+const BatchRows = 1 << 18
 
 // LineitemLayout is Lineitem in a given layout.
 func LineitemLayout(tb testing.TB, t *operators.Target, sf float64, layout Layout) (*arrow.Schema, []arrow.Record) {
