@@ -34,13 +34,24 @@ type Target struct {
 	// instead of splitting every program across cores the other tasks
 	// are using.
 	Cores int
+	// CoreShare, if set, replaces Cores and is asked each time an
+	// operator splits work: the runtime raises a task's share of the
+	// device's cores as the other tasks of its stage finish, so that the
+	// last task of a stage does not run on one core while the others
+	// idle. It returns the cap (positive) or 0 for all of the device's
+	// cores.
+	CoreShare func() int
 }
 
 // cores is how many device cores an operator spreads its work over.
 func (t *Target) cores() int {
 	n := max(1, t.Device.Info().Cores)
-	if t.Cores > 0 {
-		n = min(n, t.Cores)
+	c := t.Cores
+	if t.CoreShare != nil {
+		c = t.CoreShare()
+	}
+	if c > 0 {
+		n = min(n, c)
 	}
 	return n
 }

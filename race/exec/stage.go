@@ -53,14 +53,16 @@ type stage struct {
 	// reading node (planGroups)
 	groups map[*rules.Node][][2]int
 	// collect stages: the output schema and records, by partition
-	mu      sync.Mutex
-	schema  *arrow.Schema
-	parts   [][]arrow.Record
-	tables  map[string]*tableEntry // broadcast tables by device
-	tasks   int
-	tries   atomic.Int64
-	begun   time.Duration // from the query's start (q.t0)
-	elapsed time.Duration
+	mu     sync.Mutex
+	schema *arrow.Schema
+	parts  [][]arrow.Record
+	tables map[string]*tableEntry // broadcast tables by device
+	tasks  int
+	tries  atomic.Int64
+	// finished counts the stage's tasks that ended (taskCores)
+	finished atomic.Int64
+	begun    time.Duration // from the query's start (q.t0)
+	elapsed  time.Duration
 }
 
 func (s *stage) name() string {

@@ -63,6 +63,7 @@ func (q *query) runStage(ctx context.Context, s *stage) error {
 		go func(p int) {
 			defer wg.Done()
 			errs[p] = q.runTask(ctx, s, p)
+			s.finished.Add(1)
 			if errs[p] != nil {
 				cancel()
 			}
@@ -170,7 +171,7 @@ func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (
 		}
 	}()
 	tgt := task.Targets()[0]
-	tgt.Cores = q.taskCores(s)
+	tgt.CoreShare = q.taskCores(s)
 	if q.spillDir != "" {
 		m, err := spill.NewManager(filepath.Join(q.spillDir, fmt.Sprintf("task-%d", task.Spec.ID)), q.env.ShuffleCodec)
 		if err != nil {
@@ -197,14 +198,21 @@ func (q *query) attemptTask(ctx context.Context, s *stage, p int, addr string) (
 var splitTasks = true
 
 // taskCores is how many device cores each task of stage s spreads an
-// operator's work over: the task slots shared by the stage's tasks (one
-// when they fill every slot, so that two tasks on two cores do not each
-// split every program across both), 0 (all) for a stage of one task.
-func (q *query) taskCores(s *stage) int {
+// operator's work over, asked each time an operator splits work: the
+// task slots shared by the stage's unfinished tasks (one while they fill
+// every slot, so that two tasks on two cores do not each split every
+// program across both; more as the other tasks finish, so that the last
+// one does not run on one core while the others idle), 0 (all) for a
+// stage of one task.
+func (q *query) taskCores(s *stage) func() int {
 	if !splitTasks || s.tasks <= 1 {
-		return 0
+		return func() int { return 0 }
 	}
-	return max(1, q.slots.size()/s.tasks)
+	slots := q.slots.size()
+	return func() int {
+		left := max(1, int64(s.tasks)-s.finished.Load())
+		return max(1, slots/int(left))
+	}
 }
 
 // pickDevice returns the next device round robin.
