@@ -13,7 +13,7 @@ import (
 // Pipeline ops (hados_op opcodes).
 const (
 	OpPipeline  Opcode = 12 // Src = descriptor, Len = its size; Args: first row, end row, sink state
-	OpAggCreate Opcode = 13 // Src = descriptor; Args[0] = byte budget; Dst = where the state address goes
+	OpAggCreate Opcode = 13 // Src = descriptor; Args[0] = byte budget; Args[1] bit 0: runs hint (hados_pipeline.h); Dst = where the state address goes
 	OpAggMerge  Opcode = 14 // Dst = state, Src = state
 	OpAggEmit   Opcode = 15 // Src = state, Dst = hados_agg_out
 	OpAggFree   Opcode = 16 // Src = state

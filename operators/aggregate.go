@@ -80,6 +80,7 @@ type HashAggregate struct {
 	budget   uint64 // bytes each state may hold (0: no limit)
 	reserved uint64 // charged to the account for the states
 	spill    spillState
+	flush    partialFlush // a partial aggregation's flushing (aggregate_flush.go)
 }
 
 // emitCol is one column AGG_EMIT writes; hidden ones (the isEmpty flag of
@@ -298,6 +299,7 @@ func (h *HashAggregate) Open(ctx context.Context) (err error) {
 	if err := h.reserveBudget(n); err != nil {
 		return err
 	}
+	h.flush.enc = enc
 	return h.createStates(ctx, enc, n)
 }
 
@@ -315,7 +317,7 @@ func (h *HashAggregate) createStates(ctx context.Context, enc []byte, n int) err
 	defer cell.Free()
 	for i := 0; i < n; i++ {
 		c, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggCreate, Src: desc.Addr,
-			Len: desc.Size, Dst: cell.Addr, Args: [4]uint64{h.budget}}}})
+			Len: desc.Size, Dst: cell.Addr, Args: [4]uint64{h.budget, h.flush.runsHint()}}}})
 		if err != nil {
 			return h.quotaError(wrapOp("hash aggregate: create state", err), "")
 		}
@@ -391,6 +393,9 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 
 func (h *HashAggregate) Next(ctx context.Context) (_ arrow.Record, err error) {
 	defer func() { err = nameQuota("HashAggregate", err) }()
+	if r := h.flush.popPending(); r != nil {
+		return r, nil
+	}
 	if h.done {
 		return nil, nil
 	}
@@ -405,14 +410,32 @@ func (h *HashAggregate) Next(ctx context.Context) (_ arrow.Record, err error) {
 		if in == nil {
 			break
 		}
+		if h.flush.flushing() {
+			h.flush.count(in)
+		}
 		err = h.consume(ctx, in)
 		in.Release()
 		if err != nil {
 			return nil, err
 		}
+		if h.flushDue() {
+			if err := h.flushStates(ctx); err != nil {
+				return nil, err
+			}
+			if r := h.flush.popPending(); r != nil {
+				return r, nil
+			}
+		}
 	}
 	if h.spill.active() {
 		return h.nextSpilled(ctx)
+	}
+	if h.flush.mode == flushOn { // the last segment: every state as it is
+		h.done = true
+		if err := h.flushLast(ctx); err != nil {
+			return nil, err
+		}
+		return h.flush.popPending(), nil
 	}
 	for i, s := range h.states[1:] {
 		if _, err := h.t.DMA.Exec(ctx, device.Program{Ops: []device.Op{{Code: device.OpAggMerge, Dst: h.states[0], Src: s}}}); err != nil {
@@ -441,9 +464,14 @@ func (h *HashAggregate) Next(ctx context.Context) (_ arrow.Record, err error) {
 // emit writes the groups into output columns, asking the device first how
 // many there are.
 func (h *HashAggregate) emit(ctx context.Context, state device.Addr) (arrow.Record, error) {
+	return h.emitHint(ctx, state, 0)
+}
+
+// emitHint is emit with a first guess of the groups (0: none).
+func (h *HashAggregate) emitHint(ctx context.Context, state device.Addr, hint int) (arrow.Record, error) {
 	// a first guess that fits most aggregations; the device says how many
 	// groups there are when it does not (and the emit is retried)
-	groups, strBytes := 1024, 64<<10
+	groups, strBytes := max(1024, hint+hint/8), 64<<10
 	if len(h.keys) == 0 {
 		groups = 1
 	}
@@ -541,6 +569,7 @@ func (h *HashAggregate) Close() error {
 // release frees what a run holds: the states, the reservation and the
 // spill runs.
 func (h *HashAggregate) release() error {
+	h.flush.reset()
 	err := h.freeStates()
 	if h.reserved > 0 {
 		h.t.Account.Release(h.reserved)

@@ -68,6 +68,9 @@ extern "C" {
                                   an aggregation state for SINK_AGG, 0 for SINK_COUNT);
                                   result = rows that reached the sink */
 #define HADOS_OP_AGG_CREATE 13u /* src = descriptor (its hados_agg_spec); arg[0] = byte budget (0: none);
+                                   arg[1] bit 0: the state's output is merged again and its input is
+                                   clustered by its key: a driver may make a group of every run of
+                                   equal keys instead of hashing them (a hint; 0: none);
                                    dst = device address of a uint64 that receives the state address;
                                    result = state address */
 #define HADOS_OP_AGG_MERGE 14u  /* dst = state, src = state of the same spec: dst += src (src unchanged) */

@@ -220,6 +220,9 @@ func (d *hookDev) create(spec hookSpec, budget uint64) (*hookState, error) {
 
 func (s *hookState) free() { C.soft_agg_free(s.st) }
 
+// runs puts the state into runs mode (soft_agg_runs).
+func (s *hookState) runs() { C.soft_agg_runs(s.st) }
+
 // cMem collects C allocations of one hook call.
 type cMem []unsafe.Pointer
 

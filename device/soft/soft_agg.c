@@ -60,6 +60,9 @@
  *    (fast_codes: each key column's few distinct values numbered for the
  *    life of the state, a row's codes indexing its group id) group rows of
  *    up to four low-cardinality keys without hashing at all.
+ *  - Runs mode (a hint of AGG_CREATE, for a partial aggregation whose input
+ *    is clustered by its one I32/I64 key): every run of equal keys is a
+ *    group of its own, appended without a hash or a table (see runs_rows).
  * Grouping normalises doubles (every NaN is one value, -0.0 is 0.0, as Spark
  * does) and treats null as one more value of each key column.
  *
@@ -192,6 +195,10 @@ struct soft_agg_state {
   uint32_t n_keys, n_aggs, rec_size, perfect;
   uint32_t rows_only; /* no keys, and every aggregate is count(*) */
   uint32_t key1;      /* one key, I32 or I64: key1_* fast paths */
+  /* runs mode (soft_agg_runs): a group per run of equal keys, no table;
+     the last run's key and group carry over from update to update */
+  uint32_t runs, run_have, run_null, run_gid;
+  uint64_t run_key;
   key_col keys[16];
   agg_col aggs[64];
   agg_block self, recs, table, arena, pindex;
@@ -788,12 +795,17 @@ static int rows_index(soft_agg_state *st, const soft_reg *const *keys, uint32_t 
 /* ---------------------------------------------------------------- undo */
 
 typedef struct agg_snap {
-  uint64_t n_groups, arena_used;
+  uint64_t n_groups, arena_used, run_key;
   uint32_t dict_n[16];
+  uint32_t run_have, run_null, run_gid;
 } agg_snap;
 
 static void snap_take(const soft_agg_state *st, agg_snap *s) {
   s->n_groups = st->n_groups;
+  s->run_key = st->run_key;
+  s->run_have = st->run_have;
+  s->run_null = st->run_null;
+  s->run_gid = st->run_gid;
   s->arena_used = st->arena_used;
   for (uint32_t k = 0; k < st->n_keys; k++) s->dict_n[k] = st->keys[k].dict_n;
 }
@@ -828,6 +840,10 @@ static void snap_restore(soft_agg_state *st, const agg_snap *s) {
       if (st->fast_gid1[i] > s->n_groups) st->fast_gid1[i] = 0;
   }
   st->n_groups = s->n_groups;
+  st->run_key = s->run_key;
+  st->run_have = s->run_have;
+  st->run_null = s->run_null;
+  st->run_gid = s->run_gid;
   st->arena_used = s->arena_used;
 }
 
@@ -2449,6 +2465,66 @@ static int fast_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m
   return HADOS_OK;
 }
 
+/* ---------------------------------------------------------------- runs mode
+ * A partial aggregation whose input is clustered by its one integer key
+ * (lineitem by l_orderkey) finds no key again after its run: its hash
+ * table only costs. In runs mode (soft_agg_runs, set at AGG_CREATE) every
+ * run of equal keys (a run may span updates) is a group of its own,
+ * appended without hashing; a key met again after another key starts
+ * another group, which the downstream merge of the partial buffers adds
+ * up. Its records hold no hash (a merge from such a state hashes them), and
+ * a merge into such a state (soft_agg_merge) first hashes them into a
+ * table and leaves runs mode.
+ */
+void soft_agg_runs(soft_agg_state *st) {
+  if (st && st->magic == AGG_MAGIC && st->key1 && !st->perfect && st->n_groups == 0) st->runs = 1;
+}
+
+/* Leaves runs mode: hashes every record into a table. */
+static int leave_runs(soft_agg_state *st) {
+  for (uint64_t g = 0; g < st->n_groups; g++) {
+    uint8_t *rec = rec_at(st, g);
+    const key_src s = {.st = st, .rec = rec};
+    const uint64_t h = hash_src(st, &s);
+    memcpy(rec, &h, 8);
+  }
+  uint64_t cap = TABLE_MIN;
+  while (cap < (st->n_groups + 1) * 4) cap *= 2;
+  int e = table_build(st, cap);
+  if (!e) st->runs = 0;
+  return e;
+}
+
+/* The groups of the selected rows in runs mode. */
+static int runs_rows(soft_agg_state *st, const soft_reg *const *keys, uint32_t m) {
+  const soft_reg *r = keys[0];
+  const uint32_t vt = st->keys[0].vt;
+  const uint16_t *rows = st->rows;
+  uint32_t *gids = st->gids;
+  key_src s = {.regs = keys};
+  uint32_t have = st->run_have, pnull = st->run_null, g = st->run_gid;
+  uint64_t px = st->run_key;
+  for (uint32_t i = 0; i < m; i++) {
+    uint32_t xnull;
+    const uint32_t row = rows[i];
+    const uint64_t x = key1_reg(r, vt, row, &xnull);
+    if (__builtin_expect(!have || xnull != pnull || x != px, 0)) {
+      s.row = row;
+      int e = new_group(st, &s, 0, &g); /* no hash: leave_runs and merges compute it */
+      if (e) return e;
+      have = 1;
+      pnull = xnull;
+      px = x;
+    }
+    gids[i] = g;
+  }
+  st->run_have = have;
+  st->run_null = pnull;
+  st->run_gid = g;
+  st->run_key = px;
+  return HADOS_OK;
+}
+
 /* Finds (or inserts) the group of every selected row into st->gids. */
 static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32_t m, const soft_vec *v) {
   int e;
@@ -2457,6 +2533,7 @@ static int assign_groups(soft_agg_state *st, const soft_reg *const *keys, uint32
     memset(st->gids, 0, m * sizeof(uint32_t));
     return HADOS_OK;
   }
+  if (st->runs) return runs_rows(st, keys, m);
   if (st->fast_ok && fast_str1_rows(st, keys, m)) return HADOS_OK;
   /* every other path reads the keys' views (soft_reg.str1_lazy: written
      here, which is why the registers, though const, must be writable) */
@@ -2599,7 +2676,7 @@ static int merge_groups(soft_agg_state *dst, const soft_agg_state *src, uint32_t
       if ((e = switch_to_hash(dst))) return e;
     }
     uint64_t h;
-    if (src->perfect)
+    if (src->perfect || src->runs) /* records without their hash */
       h = hash_src(dst, &s);
     else
       memcpy(&h, s.rec, 8);
@@ -2614,6 +2691,10 @@ int soft_agg_merge(soft_agg_state *dst, const soft_agg_state *src) {
   if (dst == src) return soft_fail(HADOS_E_INVALID, "soft agg: merge of a state into itself");
   if (!same_spec(dst, src)) return soft_fail(HADOS_E_INVALID, "soft agg: merge of states with different specs");
   if (src->n_groups == 0) return HADOS_OK;
+  if (dst->runs) {
+    int e = leave_runs(dst);
+    if (e) return e;
+  }
   uint32_t *map = malloc(src->n_groups * sizeof(uint32_t));
   if (!map) return soft_fail(HADOS_E_NOMEM, "soft agg: merge: no host memory for %llu group ids", (unsigned long long)src->n_groups);
   agg_snap snap;

@@ -1735,6 +1735,7 @@ int soft_pipeline_agg_op(soft_device *d, const hados_op *op, uint64_t len, uint6
       if ((st = soft_range(d, op->dst, 8, &dst))) return st;
       soft_agg_state *s;
       if ((st = soft_agg_create(d, spec, op->arg[0], &s))) return st;
+      if (op->arg[1] & 1) soft_agg_runs(s); /* runs mode (a partial aggregation's hint) */
       uint64_t addr = soft_agg_addr(d, s);
       memcpy(dst, &addr, 8);
       *result = addr;

@@ -85,6 +85,11 @@ void soft_reg_views(soft_reg *r, const soft_vec *v);
 /* Creates a state; budget 0 = unlimited (else E_NOMEM when the state would
    grow beyond it, with a message naming sizes). */
 int soft_agg_create(soft_device *d, const hados_agg_spec *spec, uint64_t budget, soft_agg_state **out);
+/* Puts a fresh state of one integer key into runs mode: every run of
+   equal keys becomes a group of its own, found without a hash table (a
+   partial aggregation of input clustered by its key); other states are
+   left as they are. */
+void soft_agg_runs(soft_agg_state *st);
 /* Folds the selected rows of a vector into the state. keys[k] is key k's
    register; args[j] / args2[j] aggregate j's input registers (NULL when
    the aggregate takes none). Keys and args2 must not be narrow; an args[j]

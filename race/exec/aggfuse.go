@@ -77,11 +77,13 @@ func (b *builder) fuseAggregate(n *rules.Node, in aggSource, p *rules.Payload, n
 		if err != nil {
 			return nil, closeAfter(in.child, err)
 		}
+		flushPartial(h, p)
 		return b.track(label(n), h), nil
 	}
 	if keys, calls, ok := overProjection(p.Keys, p.Calls, in.proj, in.project != nil); ok {
 		h, err := operators.NewHashAggregate(b.target, in.child, in.cond, keys, calls, p.Mode, names)
 		if err == nil && h.Compile() == nil {
+			flushPartial(h, p)
 			return b.track(in.label()+label(n), h), nil
 		}
 	}
@@ -94,7 +96,22 @@ func (b *builder) fuseAggregate(n *rules.Node, in aggSource, p *rules.Payload, n
 	if err != nil {
 		return nil, closeAfter(child, err)
 	}
+	flushPartial(h, p)
 	return b.track(label(n), h), nil
+}
+
+// partialFlush switches the flushing of partial aggregations (on; off
+// aggregates a task's whole input in one table, for A/B measurements and
+// tests).
+var partialFlush = true
+
+// flushPartial lets a partial aggregation (its buffers merged downstream:
+// no result expressions) flush its groups as its input goes by when that
+// input is clustered by its key (operators.HashAggregate.FlushPartial).
+func flushPartial(h *operators.HashAggregate, p *rules.Payload) {
+	if partialFlush && p.Results == nil && len(p.Calls) > 0 {
+		h.FlushPartial()
+	}
 }
 
 // label names the fused chain's nodes, bottom up, for the statistics:
