@@ -34,7 +34,8 @@ type HashJoin struct {
 	out  *arrow.Schema
 
 	probeSide, buildSide side
-	shared               *BroadcastTable // NewBroadcastHashJoin
+	shared               *BroadcastTable             // NewBroadcastHashJoin
+	pending              func(context.Context) error // NewBroadcastHashJoinLazy: sets shared (in Open)
 	table                *joinTable
 	cond                 *joinCondition
 
@@ -151,6 +152,11 @@ func (h *HashJoin) Open(ctx context.Context) (err error) {
 	h.opened = true
 	if err := h.probeSide.op.Open(ctx); err != nil {
 		return err
+	}
+	if h.pending != nil {
+		if err := h.pending(ctx); err != nil {
+			return err
+		}
 	}
 	if h.shared != nil {
 		h.table = h.shared.table
@@ -606,7 +612,7 @@ func (h *HashJoin) Reset(ctx context.Context) error {
 	}
 	errs := h.release()
 	h.stats = Stats{}
-	if h.shared == nil {
+	if h.shared == nil && h.buildSide.op != nil {
 		errs = append(errs, Reset(ctx, h.buildSide.op))
 	}
 	errs = append(errs, Reset(ctx, h.probeSide.op))
@@ -621,7 +627,7 @@ func (h *HashJoin) Close() error {
 	errs := h.release()
 	if h.shared != nil {
 		h.shared.Release()
-	} else {
+	} else if h.buildSide.op != nil { // nil: a lazy broadcast join never opened
 		errs = append(errs, h.buildSide.op.Close())
 	}
 	errs = append(errs, h.probeSide.op.Close())

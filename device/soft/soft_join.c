@@ -48,19 +48,23 @@
  * A build over several cores. When the host asks for P parts (arg[1], a
  * power of two up to MAX_PARTS) and the build side is large enough, the
  * slot table is cut into P regions of consecutive slots: a key's region is
- * the high bits of its slot index, and linear probing wraps around inside
- * the region, so the regions are independent tables. The JOIN_BUILD op
- * then only prepares the state (allocating it and the slots; a dense table
- * is still built there, whole); the host runs one more JOIN_BUILD per part
- * (arg[2] = the state, arg[3] = the part), all at once on different cores,
- * each clearing its region and inserting the build rows whose keys fall in
- * it (every part reads every key; hashing is cheap next to an insert's
- * cache miss). This takes unique keys only: the first duplicated key (or
- * a region past 7/8 full) stops every part, and the last part to finish
+ * the top bits of its slot hash (region_of; its slot in the region is the
+ * hash's low bits), and linear probing wraps around inside the region, so
+ * the regions are independent tables. The JOIN_BUILD op then only
+ * prepares the state (allocating it and the slots; a dense table is still
+ * built there, whole); the host runs one more JOIN_BUILD per part (arg[2]
+ * = the state, arg[3] = the part), all at once on different cores. Each
+ * fills its own region unless another op took it, then every region no op
+ * has taken yet (so an op that starts late, its core busy, leaves its
+ * region to the others instead of holding the build up): it clears the
+ * region and inserts the build rows whose keys fall in it (every region
+ * reads every key; hashing is cheap next to an insert's cache miss). This
+ * takes unique keys only: the first duplicated key (or a region past 7/8
+ * full) stops every region, and the op that finishes the last region
  * reports result 0 instead of the state, telling the host to free it and
- * build on one core. Otherwise the last part marks the state ready; a
- * probe refuses a state that is not. The insert order inside a region is
- * input order, so the table is the same whatever the cores' timing.
+ * build on one core. Otherwise that op marks the state ready; a probe
+ * refuses a state that is not. The insert order inside a region is input
+ * order, so the table is the same whatever the cores' timing.
  *
  * The filter. A slot table (not a dense one) has a blocked Bloom filter
  * of its keys beside it: a power of two 64-bit words, at least one per 8
@@ -72,12 +76,13 @@
  * run of occupied slots: most probe rows of a join on a filtered or small
  * build side miss (TPC-H's Q5, Q9, Q17), and at load 3/4 a miss walks
  * several slots with a branch each. A false positive (a few percent) only
- * costs the slot lookup it would have had anyway. The build sets the bits
- * after its inserts, in a pass over the slots in order (so the filter's
- * random writes do not compete with the inserts' cache misses); each part
- * of a build over several cores passes over its region, with an atomic
- * or, as keys of different regions share words. A null-safe null key is
- * no entry of the filter: it is always looked up.
+ * costs the slot lookup it would have had anyway. The build sets a key's
+ * bits when it inserts the key (its word prefetched with its slot); a
+ * pass over the slots after the inserts, as before, took 40% of a 225k-row
+ * build (twice the slots as keys, each a random write). The top bits of a
+ * hash pick both its word and its region, so a region of a build over
+ * several cores owns its words and needs no atomic or. A null-safe null
+ * key is no entry of the filter: it is always looked up.
  *
  * Probing. A probe walks its row range in blocks of 32 through a pipeline
  * of three blocks: it reads block N+2's keys, hashes them and prefetches
@@ -157,7 +162,8 @@ typedef struct join_state {
   uint64_t rows, mask, distinct;
   uint64_t rmask;         /* slots of a region - 1 (mask when one region) */
   uint32_t parts, shift;  /* regions, and slot index >> shift = region */
-  uint32_t claimed, finished, stop, ready; /* parallel builds (atomics) */
+  uint32_t rshift;        /* a hash's region is (hash >> 1) >> rshift: its top bits (63: one region) */
+  uint32_t claimed, taken, finished, stop, ready; /* parallel builds (atomics): ops seen, regions taken and done */
   uint32_t dense;       /* a dense table: slots holds a uint32 row per key value */
   uint64_t dmin, drange; /* dense tables: the keys are dmin + [0, drange) */
   jblock self, slots, dup;
@@ -355,6 +361,12 @@ static inline __attribute__((always_inline)) int row_key(const join_state *s, co
 
 static inline uint64_t slot_hash(const join_state *s, uint64_t w) { return s->direct ? fmix(w ^ 0x5bd1e9955bd1e995ULL) : w; }
 
+/* The region of slot hash h (its top bits: 0 when one region) and its
+   first slot: the region's slots start at region << shift, and h's low
+   bits pick the slot in it (h & mask when one region). */
+static inline uint64_t region_of(const join_state *s, uint64_t h) { return (h >> 1) >> s->rshift; }
+static inline uint64_t slot_of(const join_state *s, uint64_t h) { return (region_of(s, h) << s->shift) | (h & s->rmask); }
+
 /* The filter (see "The filter" at the top of the file): a key's word is
    its slot hash's top bits, its three bits in the word come from bits
    17..34 (below any word index's bits). */
@@ -397,7 +409,7 @@ static inline uint32_t first_row(const join_state *s, const jslot *e) {
 static inline __attribute__((always_inline)) jslot *find(const join_state *s, const jcol *cols, uint64_t row, uint64_t w,
                                                           uint64_t h, int building) {
   jslot *t = (jslot *)s->slots.p;
-  uint64_t i = h & s->mask;
+  uint64_t i = slot_of(s, h);
   for (;; i = (i & ~s->rmask) | ((i + 1) & s->rmask)) { /* wraps inside the region */
     jslot *e = &t[i];
     if (!e->count) return building ? e : NULL;
@@ -503,22 +515,10 @@ static inline void build_block(const join_state *s, jslot *t, uint64_t row, uint
   for (uint32_t i = 0; i < m; i++) {
     ws[i] = 0;
     kinds[i] = row_key(s, s->keys, row + i, &ws[i]);
-    if (kinds[i] == 1) __builtin_prefetch(&t[slot_hash(s, ws[i]) & s->mask], 1);
-  }
-}
-
-/* Sets the filter bits of the keys in slots [lo, hi) (after the inserts:
-   a pass in slot order, whose random writes to the filter do not compete
-   with the inserts' cache misses); atomic: other parts share the words. */
-static void filter_fill(const join_state *s, uint64_t lo, uint64_t hi, int atomic) {
-  const jslot *t = (const jslot *)s->slots.p;
-  uint64_t *filt = (uint64_t *)s->filt.p;
-  for (uint64_t i = lo; i < hi; i++) {
-    const uint64_t h = slot_hash(s, t[i].w);
-    if (atomic) {
-      if (t[i].count) __atomic_fetch_or(&filt[h >> s->fshift], filter_mask(h), __ATOMIC_RELAXED);
-    } else { /* branch-free: an empty slot (3 in 4 are full) ors nothing */
-      filt[h >> s->fshift] |= filter_mask(h) & -(uint64_t)(t[i].count != 0);
+    if (kinds[i] == 1) {
+      const uint64_t h = slot_hash(s, ws[i]);
+      __builtin_prefetch(&t[slot_of(s, h)], 1);
+      __builtin_prefetch(&((uint64_t *)s->filt.p)[h >> s->fshift], 1);
     }
   }
 }
@@ -552,6 +552,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   tmp.mask = tmp.rmask = cap - 1;
   tmp.parts = 1;
   tmp.shift = (uint32_t)__builtin_ctzll(cap);
+  tmp.rshift = 63;
   tmp.ready = 1;
   /* the peak: state + slots + slot of each row; the row array of
      duplicated keys (at most rows entries) comes after the temporary */
@@ -593,6 +594,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     s->parts = (uint32_t)parts;
     s->shift = (uint32_t)__builtin_ctzll(cap / parts);
     s->rmask = cap / parts - 1;
+    s->rshift = 63 - (uint32_t)__builtin_ctzll(parts);
     s->ready = 0;
     s->magic = JOIN_STATE_MAGIC;
     uint64_t addr = d->base + (uint64_t)(self.p - d->mem);
@@ -608,6 +610,7 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
   memset(s->slots.p, 0, s->slots.bytes);
   uint32_t *slotof = (uint32_t *)scratch.p;
   jslot *t = (jslot *)s->slots.p;
+  uint64_t *filt = (uint64_t *)s->filt.p;
   uint64_t dups = 0;
   uint64_t wsb[2][PROBE_BLOCK];
   int kindsb[2][PROBE_BLOCK];
@@ -625,11 +628,15 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
       slotof[r] = NO_SLOT;
       continue;
     }
-    jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, r, w, slot_hash(s, w), 1);
+    const uint64_t h = slot_hash(s, w);
+    jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, r, w, h, 1);
     if (!e->count) {
       e->w = w;
       e->ref = (uint32_t)r;
-      s->distinct += kind == 1;
+      if (kind == 1) {
+        s->distinct++;
+        filt[h >> s->fshift] |= filter_mask(h);
+      }
     } else if (e->count == 1) {
       dups += 2;
     } else {
@@ -638,7 +645,6 @@ static int join_build(soft_device *d, const hados_op *op, uint64_t len, uint64_t
     e->count++;
     slotof[r] = kind == 2 ? NULL_GROUP : (uint32_t)(e - t);
   }
-  filter_fill(s, 0, cap, 0);
   if (dups) {
     uint64_t total = need + soft_round_align(dups * 4);
     if (op->arg[0] && total > op->arg[0]) {
@@ -696,8 +702,72 @@ static int state_at(soft_device *d, uint64_t addr, const char *what, join_state 
   return HADOS_OK;
 }
 
-/* One part of a build over several cores (see the top of the file):
-   arg[2] = the state a JOIN_BUILD prepared, arg[3] = the part. */
+/* Fills region p of a build over several cores: clears its slots,
+   inserts the rows whose keys fall in it (every row's key is read) and
+   sets their filter bits (the region's own words: see "A build over
+   several cores"). Stops every region at a duplicated key or a region
+   past 7/8 full. */
+static void build_region(join_state *s, uint64_t p) {
+  jslot *t = (jslot *)s->slots.p;
+  uint64_t *filt = (uint64_t *)s->filt.p;
+  const uint64_t region = s->rmask + 1, limit = region - region / 8;
+  memset(t + p * region, 0, region * sizeof(jslot));
+  uint64_t distinct = 0;
+  /* the region's rows of a block of rows, a block ahead of their inserts
+     (as join_build's build_block): row, word, slot hash, kind */
+  uint32_t rb[2][PROBE_BLOCK], nb[2] = {0, 0};
+  uint64_t wb[2][PROBE_BLOCK], hb[2][PROBE_BLOCK];
+  int kb[2][PROBE_BLOCK];
+  uint32_t cur = 0;
+  for (uint64_t r = 0; r < s->rows + PROBE_BLOCK; r += PROBE_BLOCK) {
+    if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) break;
+    const uint32_t nx = cur ^ 1;
+    nb[nx] = 0;
+    if (r < s->rows) {
+      const uint32_t m = (uint32_t)(s->rows - r < PROBE_BLOCK ? s->rows - r : PROBE_BLOCK);
+      for (uint32_t i = 0; i < m; i++) {
+        uint64_t w = 0;
+        const int kind = row_key(s, s->keys, r + i, &w);
+        if (kind == 0 || (kind == 2 && p != 0)) continue; /* the null group is region 0's */
+        const uint64_t h = kind == 1 ? slot_hash(s, w) : 0;
+        if (kind == 1) {
+          if (region_of(s, h) != p) continue;
+          __builtin_prefetch(&t[slot_of(s, h)], 1);
+          __builtin_prefetch(&filt[h >> s->fshift], 1);
+        }
+        const uint32_t n = nb[nx]++;
+        rb[nx][n] = (uint32_t)(r + i);
+        wb[nx][n] = w;
+        hb[nx][n] = h;
+        kb[nx][n] = kind;
+      }
+    }
+    for (uint32_t i = 0; i < nb[cur]; i++) { /* the previous block's rows */
+      const uint64_t h = hb[cur][i];
+      const int kind = kb[cur][i];
+      jslot *e = kind == 2 ? &s->null_group : find(s, s->keys, rb[cur][i], wb[cur][i], h, 1);
+      if (e->count || distinct >= limit) { /* a duplicated key, or the region too full */
+        __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
+        break;
+      }
+      e->w = wb[cur][i];
+      e->ref = rb[cur][i];
+      e->count = 1;
+      if (kind == 1) {
+        distinct++;
+        filt[h >> s->fshift] |= filter_mask(h);
+      }
+    }
+    cur = nx;
+  }
+  __atomic_fetch_add(&s->distinct, distinct, __ATOMIC_SEQ_CST);
+}
+
+/* One op of a build over several cores (see the top of the file): arg[2]
+   = the state a JOIN_BUILD prepared, arg[3] = the part. It fills region
+   arg[3] unless another op took it, then every region no op has taken
+   yet; the op that finishes the last region makes the state ready (or
+   reports 0: build on one core). */
 static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result) {
   join_state *s = NULL;
   int st;
@@ -711,53 +781,20 @@ static int join_build_part(soft_device *d, const hados_op *op, uint64_t *result)
   if (p >= s->parts) return soft_fail(HADOS_E_INVALID, "join build: part %llu of %u", (unsigned long long)p, s->parts);
   if (__atomic_fetch_or(&s->claimed, 1u << p, __ATOMIC_SEQ_CST) & (1u << p))
     return soft_fail(HADOS_E_INVALID, "join build: part %llu built twice", (unsigned long long)p);
-  jslot *t = (jslot *)s->slots.p;
-  const uint64_t region = s->rmask + 1, limit = region - region / 8;
-  memset(t + p * region, 0, region * sizeof(jslot));
-  uint64_t distinct = 0, ws[PROBE_BLOCK];
-  int kinds[PROBE_BLOCK];
-  for (uint64_t r = 0; r < s->rows; r += PROBE_BLOCK) {
-    if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) break;
-    const uint32_t m = (uint32_t)(s->rows - r < PROBE_BLOCK ? s->rows - r : PROBE_BLOCK);
-    for (uint32_t i = 0; i < m; i++) { /* this part's rows of the block, their slots prefetched */
-      ws[i] = 0;
-      kinds[i] = row_key(s, s->keys, r + i, &ws[i]);
-      if (kinds[i] == 1) {
-        const uint64_t at = slot_hash(s, ws[i]) & s->mask;
-        if ((at >> s->shift) != p)
-          kinds[i] = 0;
-        else
-          __builtin_prefetch(&t[at], 1);
-      } else if (kinds[i] == 2 && p != 0) {
-        kinds[i] = 0; /* the null group is part 0's */
-      }
-    }
-    for (uint32_t i = 0; i < m; i++) {
-      if (!kinds[i]) continue;
-      jslot *e = kinds[i] == 2 ? &s->null_group : find(s, s->keys, r + i, ws[i], slot_hash(s, ws[i]), 1);
-      if (e->count || distinct >= limit) { /* a duplicated key, or the region too full */
-        __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
-        break;
-      }
-      e->w = ws[i];
-      e->ref = (uint32_t)(r + i);
-      e->count = 1;
-      distinct += kinds[i] == 1;
-    }
+  uint32_t done = 0;
+  for (uint64_t k = 0; k < s->parts; k++) {
+    const uint64_t q = (p + k) % s->parts; /* its own region first */
+    if (__atomic_fetch_or(&s->taken, 1u << q, __ATOMIC_SEQ_CST) & (1u << q)) continue;
+    build_region(s, q);
+    done = __atomic_add_fetch(&s->finished, 1, __ATOMIC_SEQ_CST);
   }
-  if (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) filter_fill(s, p * region, (p + 1) * region, 1);
-  __atomic_fetch_add(&s->distinct, distinct, __ATOMIC_SEQ_CST);
-  const uint32_t done = __atomic_add_fetch(&s->finished, 1, __ATOMIC_SEQ_CST);
-  if (done < s->parts) {
-    *result = addr;
-    return HADOS_OK;
-  }
+  *result = addr;
+  if (done < s->parts) return HADOS_OK; /* another op finishes the last region */
   if (__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST)) { /* the host builds on one core instead */
     *result = 0;
     return HADOS_OK;
   }
   __atomic_store_n(&s->ready, 1, __ATOMIC_SEQ_CST);
-  *result = addr;
   return HADOS_OK;
 }
 
@@ -825,7 +862,7 @@ static inline __attribute__((always_inline)) void probe_select(const join_state 
     ns += keep;
   }
   for (uint32_t j = 0; j < ns; j++)
-    if (b->kinds[j] == 1) __builtin_prefetch(&t[b->hs[j] & s->mask]);
+    if (b->kinds[j] == 1) __builtin_prefetch(&t[slot_of(s, b->hs[j])]);
   b->ns = ns;
 }
 

@@ -14,7 +14,10 @@
 // memory once, and the first task on each device that joins against them
 // builds the device's BroadcastTable, which the stage's other tasks there
 // share (on a query of one device the broadcast stage builds it as soon as
-// its rows are in, so that independent broadcasts build in parallel). A
+// its rows are in, so that independent broadcasts build in parallel, and
+// the stages joining against it start beside the build: a broadcast join
+// takes its table in Open, after its probe side's scan has started, and
+// waits there while the table is built). A
 // ReusedExchange reads the stage of the exchange it reuses, so that stage
 // runs once. TakeOrderedAndProject, CollectLimit and GlobalLimit need all
 // their input in one place: each task computes the local form (its first

@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/hados-io/hados/operators"
 	"github.com/hados-io/hados/operators/expr"
 	"github.com/hados-io/hados/race/plan"
@@ -39,6 +41,11 @@ func newBroadcastTable(ctx context.Context, t *operators.Target, build operators
 	return operators.NewBroadcastTable(ctx, t, build, keys, nullSafe)
 }
 
-func newBroadcastHashJoin(t *operators.Target, probe operators.Operator, table broadcastTable, jp *rules.JoinPayload, names []string) (operators.Operator, error) {
-	return operators.NewBroadcastHashJoin(t, probe, table, joinSpec(jp, names))
+// newBroadcastHashJoin joins probe with the table of a broadcast of
+// columns schema, which table returns when the join opens (after its probe
+// side has started: the table may still be building, ahead or in this
+// task).
+func newBroadcastHashJoin(t *operators.Target, probe operators.Operator, schema *arrow.Schema,
+	table func(context.Context) (broadcastTable, error), jp *rules.JoinPayload, names []string) (operators.Operator, error) {
+	return operators.NewBroadcastHashJoinLazy(t, probe, schema, joinSpec(jp, names), table)
 }

@@ -156,11 +156,14 @@ func (b *builder) join(n *rules.Node, p int) (operators.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		table, err := b.table(dep, buildKeys, jp.NullSafe)
-		if err != nil {
-			return nil, closeAfter(probe, fmt.Errorf("%s: broadcast %s: %w", label(n), label(buildNode), err))
+		table := func(context.Context) (broadcastTable, error) { // in the join's Open
+			t, err := b.table(dep, buildKeys, jp.NullSafe)
+			if err != nil {
+				return nil, fmt.Errorf("%s: broadcast %s: %w", label(n), label(buildNode), err)
+			}
+			return t, nil
 		}
-		op, err := newBroadcastHashJoin(b.target, probe, table, jp, names)
+		op, err := newBroadcastHashJoin(b.target, probe, dep.schema, table, jp, names)
 		if err != nil {
 			return nil, closeAfter(probe, err)
 		}
@@ -299,7 +302,10 @@ func eachNode(res *rules.Result, visit func(*rules.Node) bool) {
 // threads, a join stage of one task otherwise built every table itself,
 // one after the other). Only on a query of one device (the table lives
 // where the joins run); a failure leaves the table to be built, and the
-// error reported, by the join as before.
+// error reported, by the join as before. It runs after s is finished, so
+// the stages joining against s start beside it: their broadcast joins
+// take the table in Open, after their probe side (a scan's read-ahead)
+// has started, and wait there for the build.
 func (q *query) prebuild(ctx context.Context, s *stage) {
 	if s.at == nil || s.at.Kind != rules.DpuBroadcastExchange || len(q.devices) != 1 || q.alone != nil {
 		return

@@ -205,7 +205,11 @@ func (q *query) runStages(ctx context.Context, root *stage) error {
 			s.finish(err)
 			if err != nil {
 				cancel(err)
+				return
 			}
+			// after finish: the stages joining against a broadcast start
+			// while its table builds (their joins wait for it in Open)
+			q.prebuild(ctx, s)
 		}(s)
 	}
 	wg.Wait()

@@ -76,7 +76,6 @@ func (q *query) runStage(ctx context.Context, s *stage) error {
 	if s.kind == mapStage {
 		return q.finishShuffle(ctx, s)
 	}
-	q.prebuild(ctx, s)
 	return nil
 }
 
