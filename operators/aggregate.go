@@ -326,6 +326,33 @@ func (h *HashAggregate) createStates(ctx context.Context, enc []byte, n int) err
 	return nil
 }
 
+// growStates adds empty states up to n when the task's share of the cores
+// grew after Open (Target.CoreShare: the other tasks of its stage ended),
+// each with the budget of those made in Open; it reports whether there
+// are n now. Not while spilling or with one state by design (a merge), nor
+// when the account cannot reserve their budget: the batch then runs on
+// the states there are.
+func (h *HashAggregate) growStates(ctx context.Context, n int) bool {
+	more := n - len(h.states)
+	if more <= 0 {
+		return true
+	}
+	if h.spill.oneState || h.spill.active() || h.flush.enc == nil || len(h.states) == 0 {
+		return false
+	}
+	var charge uint64
+	if h.reserved > 0 {
+		charge = h.budget * uint64(more)
+		if h.t.Account.Reserve(charge) != nil {
+			return false
+		}
+		h.reserved += charge
+	}
+	// a failure leaves the states made so far, empty and valid (merged and
+	// freed as the others); their reservation stays until Close
+	return h.createStates(ctx, h.flush.enc, more) == nil
+}
+
 // consume folds one input batch into the per-core states.
 func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 	rows := int(in.NumRows())
@@ -351,7 +378,8 @@ func (h *HashAggregate) consume(ctx context.Context, in arrow.Record) error {
 	defer desc.Free()
 	h.stats.Batches++
 	todo := h.t.parts(rows)
-	if len(todo) > len(h.states) { // a merge with one state: a state serves one core at a time
+	if len(todo) > len(h.states) && !h.growStates(ctx, len(todo)) {
+		// a state serves one core at a time
 		todo = [][2]int{{0, rows}}
 	}
 	for attempt := 0; len(todo) > 0; attempt++ {
