@@ -24,7 +24,7 @@
 // Options come from the device configuration (HADOS_DEVICES), e.g.
 // "soft:count=2,memory=4GiB,cores=2,mode=discrete": memory, cores, mode,
 // hugepages (auto|on|off), lock, simd (auto|avx512|avx2|scalar),
-// queue_depth, spin_us, and the fault injection knobs dma_error_rate,
+// queue_depth, spin_us, pin (auto|off), and the fault injection knobs dma_error_rate,
 // alloc_fail_rate, alloc_fail_after, hang_after, lost_after and seed. An
 // unknown option or a bad value is an error naming it.
 //
@@ -39,6 +39,19 @@
 // BenchmarkRoundTrip in package dma measures it. The spin yields the CPU
 // every few microseconds, so runnable host threads go first; spin_us=0
 // sleeps at once.
+//
+// # Engine cores and CPUs
+//
+// With pin=auto (the default) and two engine cores or more, engine core i
+// runs on the i-th CPU the process may use (its affinity mask), when there
+// are at least as many such CPUs as cores; otherwise, and with pin=off, the
+// OS places the cores. Left to the OS on a 2-vCPU machine, both engine
+// cores of a device could share one vCPU for a whole run: the other vCPU
+// never looks idle to the scheduler while a poller or a Go thread spins on
+// it, so a program split over the two cores ran one part after the other
+// (the fused Q6 took 13–14 ms instead of 8–9 in about one process in three;
+// docs/PERFORMANCE.md). A device of one core is not pinned: the OS can then
+// move it away from the host's busy threads.
 //
 // # Faults
 //

@@ -17,6 +17,9 @@
 
 #define SOFT_ALIGN 64u
 #define SOFT_MAX_CORES 64u
+#ifndef PIN_DEFAULT
+#define PIN_DEFAULT 1 /* pin= when not given: 1 auto, 0 off */
+#endif
 #define SOFT_MAX_DEPTH 65536u
 #define SOFT_ADDR_STRIDE (1ULL << 44) /* device N's memory starts at (N+1) * stride; also its maximum size */
 #define SOFT_MAX_DEVICES 4096u
@@ -107,6 +110,8 @@ typedef struct soft_device {
   uint32_t ncores;
   uint32_t max_depth;
   uint64_t spin_ns;         /* idle engine cores and pollers spin this long before sleeping */
+  int pin;                  /* engine cores pinned to the process's CPUs (pin=auto) */
+  uint32_t pinned_next;     /* the next engine core's index among them (under mu) */
   soft_heap heap;
   soft_kernels kern;
   soft_faults faults;

@@ -15,6 +15,9 @@
  *   spin_us=N          how long an idle engine core or poller spins before
  *                      it sleeps, in microseconds (default 50, 0..10000;
  *                      0 sleeps at once)
+ *   pin=auto|off       auto: with 2 cores or more, engine core i runs on the
+ *                      i-th CPU the process may use, when there are at least
+ *                      as many such CPUs as cores; off: the OS places them
  *   dma_error_rate=P, alloc_fail_rate=P, alloc_fail_after=N,
  *   hang_after=N, lost_after=N, seed=N   fault injection
  */
@@ -103,6 +106,7 @@ typedef struct soft_config {
   uint32_t simd;
   uint64_t queue_depth;
   uint64_t spin_us;
+  int pin;
   soft_faults faults;
 } soft_config;
 
@@ -146,6 +150,10 @@ static int set_key(soft_config *c, const char *k, const char *v) {
   } else if (!strcmp(k, "spin_us")) {
     if (parse_uint(v, &c->spin_us) || c->spin_us > 10000)
       return soft_fail(HADOS_E_INVALID, "soft: spin_us=%s: want an integer in [0, 10000]", v);
+  } else if (!strcmp(k, "pin")) {
+    if (!strcmp(v, "auto") || !strcmp(v, "on")) c->pin = 1;
+    else if (!strcmp(v, "off")) c->pin = 0;
+    else return soft_fail(HADOS_E_INVALID, "soft: pin=%s: want auto or off", v);
   } else if (!strcmp(k, "dma_error_rate")) {
     if (parse_rate(v, &c->faults.dma_error_rate)) return soft_fail(HADOS_E_INVALID, "soft: dma_error_rate=%s: want a probability in [0, 1]", v);
   } else if (!strcmp(k, "alloc_fail_rate")) {
@@ -158,7 +166,7 @@ static int set_key(soft_config *c, const char *k, const char *v) {
     else c->faults.seed = u;
   } else {
     return soft_fail(HADOS_E_INVALID,
-                     "soft: unknown option %s (known: memory, cores, mode, hugepages, lock, simd, queue_depth, spin_us, "
+                     "soft: unknown option %s (known: memory, cores, mode, hugepages, lock, simd, queue_depth, spin_us, pin, "
                      "dma_error_rate, alloc_fail_rate, alloc_fail_after, hang_after, lost_after, seed)",
                      k);
   }
@@ -172,6 +180,7 @@ static int parse_config(const char *cfg, soft_config *c) {
   c->simd = HADOS_SIMD_AVX512;
   c->queue_depth = 1024;
   c->spin_us = 50;
+  c->pin = PIN_DEFAULT;
   c->faults.alloc_fail_after = c->faults.hang_after = c->faults.lost_after = -1;
   c->faults.seed = 42;
   if (!cfg) cfg = "";
@@ -215,6 +224,7 @@ static int soft_open(const char *config, uint32_t index, hados_device **out) {
   if (!d) return soft_fail(HADOS_E_NOMEM, "soft: out of host memory");
   d->index = index;
   d->spin_ns = c.spin_us * 1000;
+  d->pin = c.pin;
   d->base = ((uint64_t)index + 1) * SOFT_ADDR_STRIDE; /* disjoint address ranges per device */
   d->size = size;
   d->mode = c.mode;

@@ -13,7 +13,9 @@
  * programs have started, the device is lost: every queued program completes
  * with E_LOST and every later call fails.
  */
+#define _GNU_SOURCE /* CPU_SET, sched_getaffinity, pthread_setaffinity_np */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +103,35 @@ static int spin_until_set(pthread_mutex_t *mu, uint64_t spin_ns, const void *wor
   return set;
 }
 
+/* pin_core runs the calling engine core on the idx-th CPU the process may
+   use (pin=auto), when there are two cores or more and at least as many
+   such CPUs (one core is left to the OS, which can then move it away from
+   the host's threads): two engine cores
+   left to the OS can land on one vCPU of a small VM and stay there, a
+   spinning poller or Go thread keeping the other vCPU from looking idle,
+   and then run one after the other. Silently nothing when the affinity
+   cannot be read or set. */
+static void pin_core(const soft_device *d, uint32_t idx) {
+  cpu_set_t allowed, one;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  if (d->ncores < 2 || (uint32_t)CPU_COUNT(&allowed) < d->ncores) return;
+  uint32_t seen = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (seen++ == idx) {
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      return;
+    }
+  }
+}
+
 static void *core_main(void *arg) {
   soft_device *d = arg;
   uint64_t rng;
   pthread_mutex_lock(&d->mu);
+  if (d->pin) pin_core(d, d->pinned_next++);
   rng = d->faults.seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(d->started_cores + 1));
   if (!rng) rng = 1;
   for (;;) {

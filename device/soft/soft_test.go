@@ -76,7 +76,7 @@ func queue(t testing.TB, d device.Device, depth int) device.Queue {
 }
 
 func TestInfo(t *testing.T) {
-	d := open(t, "soft:memory=64MiB,cores=3,mode=discrete,simd=avx2,queue_depth=8,spin_us=0")
+	d := open(t, "soft:memory=64MiB,cores=3,mode=discrete,simd=avx2,queue_depth=8,spin_us=0,pin=off")
 	info := d.Info()
 	if info.Driver != "soft" || info.Address != "0" || info.Mode != device.Discrete || info.Cores != 3 ||
 		info.MemoryBytes != 64<<20 || info.MaxQueueDepth != 8 || info.AllocAlign != 64 {
@@ -102,6 +102,7 @@ func TestBadConfig(t *testing.T) {
 		{"soft:queue_depth=0", "queue_depth=0"},
 		{"soft:spin_us=10001", "spin_us=10001"},
 		{"soft:spin_us=fast", "spin_us=fast"},
+		{"soft:pin=yes", "pin=yes"},
 		{"soft:dma_error_rate=2", "dma_error_rate=2"},
 		{"soft:hang_after=-1", "hang_after=-1"},
 		{"soft:simd=sse9", "simd=sse9"},
