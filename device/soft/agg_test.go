@@ -30,6 +30,7 @@ func aggCases() []aggCase {
 		aggCase{name: "Q1 shape twins", keyVTs: []uint32{vtStr, vtStr}, card: 3, twins: true, vectors: 6},
 		aggCase{name: "Q1 shape twins nulls sel small", keyVTs: []uint32{vtStr, vtStr}, card: 3, nullRate: 0.1, sel: true, small: true, twins: true, vectors: 6},
 		aggCase{name: "global twins", keyVTs: []uint32{}, nullRate: 0.05, twins: true, vectors: 6},
+		aggCase{name: "Q16 shape: STR x STR x I32 x I64 many groups", keyVTs: []uint32{vtStr, vtStr, vtI32, vtI64}, card: 4000, nullRate: 0.05, sel: true, vectors: 5},
 		aggCase{name: "dense 4 keys", keyVTs: []uint32{vtI32, vtBool, vtI64, vtStr}, card: 9, domain: true, nullRate: 0.1, vectors: 4},
 		aggCase{name: "dense large single key", keyVTs: []uint32{vtI32}, card: 60000, domain: true, nullRate: 0.01, vectors: 4},
 		aggCase{name: "domain too large: hashed", keyVTs: []uint32{vtI32, vtI64}, card: 400, domain: true, vectors: 3},

@@ -2803,8 +2803,85 @@ static int emit_open(soft_device *d, const soft_agg_state *st, const hados_colum
   return HADOS_OK;
 }
 
+/* emit_rows of a key column: the values copied from the records as they
+   store them (a string from the arena in one memcpy), the type switch
+   outside the loop; a null writes zeros (a string: no bytes). */
+static int emit_key_rows(const soft_agg_state *st, uint32_t c, const out_src *o, emit_dst *w, uint64_t g0, uint64_t g1) {
+  uint8_t *const valid = w->valid, *const data = w->data, *const offs = w->offs;
+  const uint8_t *const base = st->recs.p, *const arena = st->arena.p;
+  const uint64_t rs = st->rec_size;
+  const uint32_t k = o->idx, off = st->keys[k].off;
+  for (uint64_t g = g0; g < g1; g++) /* validity first: a null without a bitmap writes nothing */
+    if ((rec_nulls(base + g * rs) >> k) & 1) {
+      if (!valid)
+        return soft_fail(HADOS_E_INVALID, "soft agg: emit: output column %u has no validity bitmap but group %llu is null", c,
+                         (unsigned long long)g);
+    } else if (valid)
+      valid[g / 8] |= (uint8_t)(1u << (g % 8));
+#define KEY_LOOP(W)                                        \
+  for (uint64_t g = g0; g < g1; g++) {                     \
+    const uint8_t *rec = base + g * rs;                    \
+    if ((rec_nulls(rec) >> k) & 1)                         \
+      memset(data + (W) * g, 0, (W));                      \
+    else                                                   \
+      memcpy(data + (W) * g, rec + off, (W));              \
+  }                                                        \
+  break;
+  switch (o->vt) {
+    case HADOS_VT_I32: KEY_LOOP(4)
+    case HADOS_VT_I64:
+    case HADOS_VT_F64: KEY_LOOP(8)
+    case HADOS_VT_I128: KEY_LOOP(16)
+    case HADOS_VT_BOOL:
+      for (uint64_t g = g0; g < g1; g++) {
+        const uint8_t *rec = base + g * rs;
+        if (!((rec_nulls(rec) >> k) & 1) && rec[off]) data[g / 8] |= (uint8_t)(1u << (g % 8));
+      }
+      break;
+    case HADOS_VT_STR: {
+      uint64_t pos = w->pos;
+      for (uint64_t g = g0; g < g1; g++) {
+        const uint8_t *rec = base + g * rs;
+        if (w->large) {
+          const int64_t p = (int64_t)pos;
+          memcpy(offs + 8 * g, &p, 8);
+        } else {
+          const int32_t p = (int32_t)pos;
+          memcpy(offs + 4 * g, &p, 4);
+        }
+        if ((rec_nulls(rec) >> k) & 1) continue;
+        uint32_t so, sl;
+        memcpy(&so, rec + off, 4);
+        memcpy(&sl, rec + off + 4, 4);
+        memcpy(data + pos, arena + so, sl);
+        pos += sl;
+      }
+      w->pos = pos;
+      break;
+    }
+  }
+#undef KEY_LOOP
+  return HADOS_OK;
+}
+
+/* The string bytes key k of the groups emits. */
+static uint64_t key_str_bytes(const soft_agg_state *st, uint32_t k) {
+  const uint8_t *const base = st->recs.p;
+  const uint64_t rs = st->rec_size;
+  const uint32_t off = st->keys[k].off;
+  uint64_t bytes = 0;
+  for (uint64_t g = 0; g < st->n_groups; g++) {
+    const uint8_t *rec = base + g * rs;
+    uint32_t sl;
+    memcpy(&sl, rec + off + 4, 4);
+    if (!((rec_nulls(rec) >> k) & 1)) bytes += sl;
+  }
+  return bytes;
+}
+
 /* Writes groups g0..g1 of output column c. */
 static int emit_rows(const soft_agg_state *st, uint32_t c, const out_src *o, emit_dst *w, uint64_t g0, uint64_t g1) {
+  if (o->key) return emit_key_rows(st, c, o, w, g0, g1);
   uint8_t *const valid = w->valid, *const data = w->data, *const offs = w->offs;
   const int large = w->large;
   uint64_t pos = w->pos;
@@ -2895,11 +2972,14 @@ int soft_agg_emit(soft_device *d, const soft_agg_state *st, const hados_agg_out 
   for (uint32_t c = 0; c < nc; c++) { /* string bytes first: nothing written when short */
     if (os[c].vt != HADOS_VT_STR) continue;
     uint64_t bytes = 0;
-    for (uint64_t g = 0; g < st->n_groups; g++) {
-      fin x = {0};
-      out_value(st, &os[c], rec_at(st, g), &x);
-      if (x.valid) bytes += x.len;
-    }
+    if (os[c].key)
+      bytes = key_str_bytes(st, os[c].idx);
+    else
+      for (uint64_t g = 0; g < st->n_groups; g++) {
+        fin x = {0};
+        out_value(st, &os[c], rec_at(st, g), &x);
+        if (x.valid) bytes += x.len;
+      }
     const hados_column *col = &out->cols[c];
     if (bytes > col->capacity || (!(col->flags & HADOS_COLF_LARGE) && bytes > INT32_MAX)) {
       *n = st->n_groups;

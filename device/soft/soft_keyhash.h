@@ -55,9 +55,23 @@ KH_INLINE void short_words(const uint8_t *p, uint32_t n, uint64_t *lo, uint64_t 
   }
 }
 
-/* Bytewise equality of two strings of n bytes. */
+/* Bytewise equality of two strings of n bytes: up to 32 bytes by words
+   (17..32: the first and the last 16 bytes, overlapping), longer ones
+   memcmp. */
 KH_INLINE int bytes_eq(const uint8_t *a, const uint8_t *b, uint32_t n) {
-  if (n > 16) return memcmp(a, b, n) == 0;
+  if (n > 16) {
+    if (n > 32) return memcmp(a, b, n) == 0;
+    uint64_t a0, a1, a2, a3, b0, b1, b2, b3;
+    memcpy(&a0, a, 8);
+    memcpy(&a1, a + 8, 8);
+    memcpy(&a2, a + n - 16, 8);
+    memcpy(&a3, a + n - 8, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&b1, b + 8, 8);
+    memcpy(&b2, b + n - 16, 8);
+    memcpy(&b3, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3)) == 0;
+  }
   uint64_t alo, ahi, blo, bhi;
   short_words(a, n, &alo, &ahi);
   short_words(b, n, &blo, &bhi);
@@ -81,6 +95,8 @@ KH_INLINE uint64_t fmix(uint64_t k) {
   return k;
 }
 
+/* A string of more than 16 bytes (n > 16: the tail's load below needs 8
+   bytes before the string's end). */
 static inline uint64_t hash_long(const uint8_t *p, uint32_t n) {
   uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)n << 32);
   while (n >= 8) {
@@ -90,8 +106,14 @@ static inline uint64_t hash_long(const uint8_t *p, uint32_t n) {
     p += 8;
     n -= 8;
   }
+  /* the last n < 8 bytes as the low bytes of a word (little-endian): the
+     string's last 8 bytes shifted down, one load (a variable-length
+     memcpy is a byte loop through the stack, which stalls the load) */
   uint64_t w = 0;
-  if (n) memcpy(&w, p, n);
+  if (n) {
+    memcpy(&w, p + n - 8, 8);
+    w >>= 8 * (8 - n);
+  }
   return fmix(h ^ w ^ n);
 }
 

@@ -54,7 +54,9 @@
 // map order; NewShuffleRangeReader returns partitions [lo, hi) one after
 // the other (a coalesced group), reading each map output's index once
 // and opening a data file only for a partition that has rows there. A
-// MemoryOutput's records are copied into the reader's allocator. It validates the index against the data file and every block
+// MemoryOutput's records are copied into the reader's allocator,
+// consecutive ones (up to GatherRows rows) into one record. It validates
+// the index against the data file and every block
 // (magic, lengths against the partition's extent, checksum, codec,
 // decompressed size, the Arrow stream itself): damage gives a
 // *CorruptError naming the file, partition and offset, never a panic or a

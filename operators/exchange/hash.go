@@ -39,6 +39,10 @@ func hashColumn(col arrow.Array, h []int32) error {
 	if d, ok := col.(*array.Dictionary); ok {
 		return hashDictionary(d, h)
 	}
+	if v, ok := asVarBinary(col); ok && v.off32 != nil {
+		hashStrings(v, col, h)
+		return nil
+	}
 	fn, err := rowHasher(col)
 	if err != nil {
 		return err
@@ -55,6 +59,23 @@ func hashColumn(col arrow.Array, h []int32) error {
 		}
 	}
 	return nil
+}
+
+// hashStrings is hashColumn of a string or binary column with 32-bit
+// offsets: HashBytes called directly, not through rowHasher's closure.
+func hashStrings(v varBinary, col arrow.Array, h []int32) {
+	off, data := v.off32[:len(h)+1], v.data
+	if col.NullN() == 0 {
+		for i := range h {
+			h[i] = HashBytes(data[off[i]:off[i+1]], h[i])
+		}
+		return
+	}
+	for i := range h {
+		if col.IsValid(i) {
+			h[i] = HashBytes(data[off[i]:off[i+1]], h[i])
+		}
+	}
 }
 
 // hashDictionary hashes the dictionary value each valid row refers to (the

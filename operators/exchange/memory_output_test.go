@@ -231,3 +231,72 @@ func TestSliceBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeReaderGathersMemoryRecords: consecutive records of memory
+// outputs come back as one record of at most GatherRows rows (a record
+// over it alone), in order with a file output's records between them,
+// with the rows of an all-file read.
+func TestRangeReaderGathersMemoryRecords(t *testing.T) {
+	tests := []struct {
+		name    string
+		n, rows int
+	}{
+		{"small records, 7 partitions", 7, 300},
+		{"records over a third of GatherRows", 1, GatherRows/3 + 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := writeOutputs(t, dir, 3, tc.n, tc.rows, WriterOptions{ShuffleID: 1})
+			kept := writeOutputs(t, dir, 3, tc.n, tc.rows, WriterOptions{ShuffleID: 2, KeepInMemory: 1 << 30})
+			defer func() {
+				for _, o := range kept {
+					o.Release()
+				}
+			}()
+			mixed := []MapOutput{kept[0], files[1], kept[2]}
+			mem := checkedMem(t)
+			want, _ := readRange(t, files, 0, tc.n, mem)
+			defer want.Release()
+			r, err := NewShuffleRangeReader(mixed, 0, tc.n, allTypesSchema, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs []arrow.RecordBatch
+			defer func() {
+				for _, rec := range recs {
+					rec.Release()
+				}
+			}()
+			for {
+				rec, err := r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec == nil {
+					break
+				}
+				recs = append(recs, rec)
+				if rec.NumRows() > GatherRows && rec.NumRows() != int64(tc.rows) {
+					t.Fatalf("record of %d rows: over GatherRows and not one written record", rec.NumRows())
+				}
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// 3 maps of 3 writes: 9 records a partition at most when
+			// nothing is gathered; memory outputs must give fewer
+			if written := 9 * tc.n; len(recs) >= written {
+				t.Fatalf("%d records for %d written: nothing gathered", len(recs), written)
+			}
+			got, err := Concat(recs, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Release()
+			if err := sameRows(want, got); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -60,12 +60,12 @@ func HashLong(v int64, seed int32) int32 {
 func HashBytes(b []byte, seed int32) int32 {
 	h1 := uint32(seed)
 	n := len(b)
-	aligned := n &^ 3
-	for i := 0; i < aligned; i += 4 {
-		h1 = mixH1(h1, mixK1(binary.LittleEndian.Uint32(b[i:])))
+	for len(b) >= 4 { // re-slicing: no bounds check in the loop
+		h1 = mixH1(h1, mixK1(binary.LittleEndian.Uint32(b)))
+		b = b[4:]
 	}
-	for i := aligned; i < n; i++ {
-		h1 = mixH1(h1, mixK1(uint32(int32(int8(b[i])))))
+	for _, c := range b {
+		h1 = mixH1(h1, mixK1(uint32(int32(int8(c)))))
 	}
 	return int32(fmix(h1, uint32(n)))
 }

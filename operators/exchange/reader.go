@@ -17,7 +17,10 @@ import (
 // output in the order they were written. It holds one block's records at
 // a time. A map output whose PartitionLengths say it has nothing for a
 // partition is skipped without opening its files; a file output's index
-// is read once per reader; a MemoryOutput's records are copied.
+// is read once per reader; a MemoryOutput's records are copied, and
+// consecutive ones (across map outputs and partitions, up to GatherRows
+// rows) into one record: one copy where a consumer would otherwise copy
+// each and then concatenate them.
 //
 // Memory: every record Next returns is allocated from the reader's
 // allocator and owned by the caller, who releases it. Close releases what
@@ -37,11 +40,15 @@ type ShuffleReader struct {
 	pos     int64 // next block offset in file
 	end     int64 // end of the partition's segment
 	pending []arrow.RecordBatch
-	kept    []arrow.RecordBatch // a MemoryOutput's records still to copy
-	scratch []byte
-	stored  []byte
-	stats   Stats
-	closed  bool
+	kept    []arrow.RecordBatch // a MemoryOutput's records still to gather
+	// consecutive MemoryOutput records (borrowed, not retained) to copy
+	// into one record, and their rows
+	gather     []arrow.RecordBatch
+	gatherRows int64
+	scratch    []byte
+	stored     []byte
+	stats      Stats
+	closed     bool
 }
 
 // NewShuffleReader reads reduce partition p of outputs, whose records have
@@ -80,16 +87,29 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 	t0 := time.Now()
 	defer func() { r.stats.Duration += time.Since(t0) }()
 	for len(r.pending) == 0 {
-		if len(r.kept) > 0 {
-			rec, err := copyRecord(r.kept[0], r.mem)
-			if err != nil {
-				return nil, err
+		if len(r.kept) > 0 { // gathered, then copied in one piece (flushGather)
+			rec := r.kept[0]
+			n := rec.NumRows()
+			if len(r.gather) > 0 && r.gatherRows+n > GatherRows {
+				if err := r.flushGather(); err != nil {
+					return nil, err
+				}
+				break
 			}
 			r.kept = r.kept[1:]
-			r.pending = append(r.pending, rec)
-			break
+			if n > 0 {
+				r.gather = append(r.gather, rec)
+				r.gatherRows += n
+			}
+			continue
 		}
 		if r.file != nil && r.pos < r.end {
+			if len(r.gather) > 0 { // the memory records before the file's
+				if err := r.flushGather(); err != nil {
+					return nil, err
+				}
+				break
+			}
 			if err := r.readBlock(); err != nil {
 				return nil, err
 			}
@@ -98,15 +118,18 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 		if err := r.closeFile(); err != nil {
 			return nil, err
 		}
-		if r.next >= len(r.outputs) {
-			if r.partition+1 >= r.hi {
-				return nil, nil
-			}
+		if r.next >= len(r.outputs) && r.partition+1 < r.hi {
 			r.partition++
 			r.next = 0
 			continue
 		}
-		if r.partition >= r.hi {
+		if r.next >= len(r.outputs) || r.partition >= r.hi {
+			if len(r.gather) > 0 {
+				if err := r.flushGather(); err != nil {
+					return nil, err
+				}
+				break
+			}
 			return nil, nil
 		}
 		if err := r.open(r.next); err != nil {
@@ -120,6 +143,31 @@ func (r *ShuffleReader) Next() (arrow.RecordBatch, error) {
 	r.stats.Records++
 	r.stats.Rows += rec.NumRows()
 	return rec, nil
+}
+
+// GatherRows bounds the rows of a record the reader gathers from
+// consecutive MemoryOutput records (a record of more rows is returned
+// alone). It equals the batch the exec layer coalesces shuffle records
+// into, so its batches of gathered records need no second copy.
+const GatherRows = 64 << 10
+
+// flushGather copies the gathered records into one record of r.pending.
+func (r *ShuffleReader) flushGather() error {
+	recs := r.gather
+	r.gather, r.gatherRows = r.gather[:0], 0
+	var rec arrow.RecordBatch
+	var err error
+	if len(recs) == 1 {
+		rec, err = copyRecord(recs[0], r.mem)
+	} else {
+		err = catchPanic(func() (err error) { rec, err = Concat(recs, r.mem); return })
+	}
+	clear(recs)
+	if err != nil {
+		return err
+	}
+	r.pending = append(r.pending, rec)
+	return nil
 }
 
 // open positions on the current partition of map output m: its records
@@ -251,5 +299,6 @@ func (r *ShuffleReader) Close() error {
 	}
 	r.pending = nil
 	r.kept = nil
+	r.gather = nil
 	return r.closeFile()
 }

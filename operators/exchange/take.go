@@ -204,8 +204,14 @@ func castSlice[T any](b []byte) []T {
 // the source.
 func takeVarBinary(v varBinary, idx []int32, mem memory.Allocator) (offsets, data *memory.Buffer) {
 	total := 0
-	for _, i := range idx {
-		total += len(v.value(int(i)))
+	if o := v.off32; o != nil {
+		for _, i := range idx {
+			total += int(o[i+1] - o[i])
+		}
+	} else {
+		for _, i := range idx {
+			total += len(v.value(int(i)))
+		}
 	}
 	data = memory.NewResizableBuffer(mem)
 	defer func() {
@@ -224,9 +230,10 @@ func takeVarBinary(v varBinary, idx []int32, mem memory.Allocator) (offsets, dat
 	if v.off32 != nil {
 		offsets.Resize(4 * (len(idx) + 1))
 		off := castSlice[int32](offsets.Bytes())
+		o, src := v.off32, v.data
 		for k, i := range idx {
 			off[k] = int32(pos)
-			pos += copy(out[pos:], v.value(int(i)))
+			pos += copy(out[pos:], src[o[i]:o[i+1]])
 		}
 		off[len(idx)] = int32(pos)
 		return offsets, data
