@@ -42,10 +42,11 @@
 //
 // # Engine cores and CPUs
 //
-// With pin=auto (the default) and two engine cores or more, engine core i
-// runs on the i-th CPU the process may use (its affinity mask), when there
-// are at least as many such CPUs as cores; otherwise, and with pin=off, the
-// OS places the cores. Left to the OS on a 2-vCPU machine, both engine
+// With pin=auto (the default), a device with as many engine cores (two or
+// more) as the CPUs the process may use (its affinity mask) runs engine
+// core i on the i-th of them; otherwise, and with pin=off, the OS places
+// the cores (processes sharing a larger host would otherwise all pin to
+// the same first CPUs). Left to the OS on a 2-vCPU machine, both engine
 // cores of a device could share one vCPU for a whole run: the other vCPU
 // never looks idle to the scheduler while a poller or a Go thread spins on
 // it, so a program split over the two cores ran one part after the other

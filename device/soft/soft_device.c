@@ -15,9 +15,9 @@
  *   spin_us=N          how long an idle engine core or poller spins before
  *                      it sleeps, in microseconds (default 50, 0..10000;
  *                      0 sleeps at once)
- *   pin=auto|off       auto: with 2 cores or more, engine core i runs on the
- *                      i-th CPU the process may use, when there are at least
- *                      as many such CPUs as cores; off: the OS places them
+ *   pin=auto|off       auto: when the device has as many cores (2 or more)
+ *                      as the CPUs the process may use, engine core i runs on
+ *                      the i-th of them; off: the OS places them
  *   dma_error_rate=P, alloc_fail_rate=P, alloc_fail_after=N,
  *   hang_after=N, lost_after=N, seed=N   fault injection
  */

@@ -104,17 +104,19 @@ static int spin_until_set(pthread_mutex_t *mu, uint64_t spin_ns, const void *wor
 }
 
 /* pin_core runs the calling engine core on the idx-th CPU the process may
-   use (pin=auto), when there are two cores or more and at least as many
-   such CPUs (one core is left to the OS, which can then move it away from
-   the host's threads): two engine cores
+   use (pin=auto) when the device has as many engine cores as the process
+   has CPUs, two or more (this project's 2-vCPU machine): two engine cores
    left to the OS can land on one vCPU of a small VM and stay there, a
    spinning poller or Go thread keeping the other vCPU from looking idle,
-   and then run one after the other. Silently nothing when the affinity
-   cannot be read or set. */
+   and then run one after the other. With more CPUs than cores the OS
+   places them (processes sharing a host would otherwise all pin to the
+   same first CPUs); one core is left to the OS too, which can then move
+   it away from the host's busy threads. Silently nothing when the
+   affinity cannot be read or set. */
 static void pin_core(const soft_device *d, uint32_t idx) {
   cpu_set_t allowed, one;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  if (d->ncores < 2 || (uint32_t)CPU_COUNT(&allowed) < d->ncores) return;
+  if (d->ncores < 2 || (uint32_t)CPU_COUNT(&allowed) != d->ncores) return;
   uint32_t seen = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
     if (!CPU_ISSET(cpu, &allowed)) continue;
