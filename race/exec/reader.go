@@ -54,8 +54,10 @@ type shuffleSource struct {
 // partitions of 3 map outputs reads 600) are concatenated into one batch:
 // every batch costs the operators above a device program or more, which
 // dominated the final aggregations of small shuffles (Q15: 88 ms for 30k
-// rows in 600 records). A record of this many rows passes as it is.
-var coalesceRows int64 = 64 << 10
+// rows in 600 records). A record of this many rows passes as it is. It is
+// the shuffle reader's own gathering bound, so the records it gathers from
+// in-memory map outputs pass without a second copy.
+var coalesceRows int64 = exchange.GatherRows
 
 func (s *shuffleSource) Schema() *arrow.Schema      { return s.out.schema }
 func (s *shuffleSource) Open(context.Context) error { return nil }
