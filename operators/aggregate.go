@@ -79,6 +79,7 @@ type HashAggregate struct {
 
 	budget   uint64 // bytes each state may hold (0: no limit)
 	reserved uint64 // charged to the account for the states
+	stateEnc []byte // the encoded template (Open): what later states are made of
 	spill    spillState
 	flush    partialFlush // a partial aggregation's flushing (aggregate_flush.go)
 }
@@ -299,7 +300,7 @@ func (h *HashAggregate) Open(ctx context.Context) (err error) {
 	if err := h.reserveBudget(n); err != nil {
 		return err
 	}
-	h.flush.enc = enc
+	h.stateEnc = enc
 	return h.createStates(ctx, enc, n)
 }
 
@@ -337,7 +338,7 @@ func (h *HashAggregate) growStates(ctx context.Context, n int) bool {
 	if more <= 0 {
 		return true
 	}
-	if h.spill.oneState || h.spill.active() || h.flush.enc == nil || len(h.states) == 0 {
+	if h.spill.oneState || h.spill.active() || h.stateEnc == nil || len(h.states) == 0 {
 		return false
 	}
 	var charge uint64
@@ -350,7 +351,7 @@ func (h *HashAggregate) growStates(ctx context.Context, n int) bool {
 	}
 	// a failure leaves the states made so far, empty and valid (merged and
 	// freed as the others); their reservation stays until Close
-	return h.createStates(ctx, h.flush.enc, more) == nil
+	return h.createStates(ctx, h.stateEnc, more) == nil
 }
 
 // consume folds one input batch into the per-core states.

@@ -64,12 +64,11 @@ const (
 // partialFlush is a HashAggregate's flushing state.
 type partialFlush struct {
 	mode    flushMode
-	col     int    // the child column of the key
-	enc     []byte // the pipeline template, to create fresh states
-	rows    int64  // input rows of the current segment
-	runs    int64  // runs of equal keys in them
-	prev    int64  // the last key read (when have)
-	null    bool   // it was null
+	col     int   // the child column of the key
+	rows    int64 // input rows of the current segment
+	runs    int64 // runs of equal keys in them
+	prev    int64 // the last key read (when have)
+	null    bool  // it was null
 	have    bool
 	pending []arrow.Record // emitted, not yet returned
 	hint    int            // groups of the last state emitted (the next emit's first guess)
@@ -220,7 +219,7 @@ func (h *HashAggregate) flushStates(ctx context.Context) error {
 	if err := h.freeStates(); err != nil {
 		return err
 	}
-	return h.createStates(ctx, f.enc, n)
+	return h.createStates(ctx, h.stateEnc, n)
 }
 
 // runsHint is AGG_CREATE's Args[1]: bit 0 (the states' groups may be the
