@@ -28,30 +28,24 @@ type Target struct {
 	// HashAggregate, HashJoin) write their spill runs; nil disables
 	// spilling (they fail with QuotaExceeded). The task owns and closes it.
 	Spill *spill.Manager
-	// Cores, when positive, caps the device cores one operator spreads its
-	// work over (the device's cores otherwise): a stage whose tasks
-	// already fill every core runs each task's operators on one core
-	// instead of splitting every program across cores the other tasks
-	// are using.
-	Cores int
-	// CoreShare, if set, replaces Cores and is asked each time an
-	// operator splits work: the runtime raises a task's share of the
-	// device's cores as the other tasks of its stage finish, so that the
-	// last task of a stage does not run on one core while the others
-	// idle. It returns the cap (positive) or 0 for all of the device's
-	// cores.
+	// CoreShare, if set, caps the device cores one operator spreads its
+	// work over (the device's cores otherwise) and is asked each time an
+	// operator splits work: it returns the cap (positive) or 0 for all of
+	// the device's cores. A stage whose tasks fill every core runs each
+	// task's operators on one core instead of splitting every program
+	// across cores the other tasks are using, and the runtime raises a
+	// task's share as the other tasks of its stage finish, so that the last
+	// task of a stage does not run on one core while the others idle.
 	CoreShare func() int
 }
 
 // cores is how many device cores an operator spreads its work over.
 func (t *Target) cores() int {
 	n := max(1, t.Device.Info().Cores)
-	c := t.Cores
 	if t.CoreShare != nil {
-		c = t.CoreShare()
-	}
-	if c > 0 {
-		n = min(n, c)
+		if c := t.CoreShare(); c > 0 {
+			n = min(n, c)
+		}
 	}
 	return n
 }

@@ -15,26 +15,26 @@ type coresDevice struct {
 func (d coresDevice) Info() device.Info { return device.Info{Cores: d.n} }
 
 // TestTargetCores: an operator spreads its work over the device's cores,
-// capped by Cores, or by CoreShare when set, asked each time (it changes as
-// the other tasks of a stage finish); 0 means all of the device's cores.
+// capped by CoreShare when set, asked each time (it changes as the other
+// tasks of a stage finish); 0 means all of the device's cores.
 func TestTargetCores(t *testing.T) {
 	share := 1
+	fixed := func(n int) func() int { return func() int { return n } }
 	for _, c := range []struct {
 		name  string
 		dev   int
-		cores int
 		share func() int
 		want  int
 	}{
-		{"all", 4, 0, nil, 4},
-		{"capped", 4, 2, nil, 2},
-		{"cap above the device", 2, 8, nil, 2},
-		{"a device without cores", 0, 0, nil, 1},
-		{"share", 4, 1, func() int { return 3 }, 3},
-		{"share of all", 4, 1, func() int { return 0 }, 4},
-		{"share changes", 4, 0, func() int { return share }, 1},
+		{"all", 4, nil, 4},
+		{"capped", 4, fixed(2), 2},
+		{"cap above the device", 2, fixed(8), 2},
+		{"a device without cores", 0, nil, 1},
+		{"share", 4, fixed(3), 3},
+		{"share of all", 4, fixed(0), 4},
+		{"share changes", 4, func() int { return share }, 1},
 	} {
-		tg := &Target{Device: coresDevice{n: c.dev}, Cores: c.cores, CoreShare: c.share}
+		tg := &Target{Device: coresDevice{n: c.dev}, CoreShare: c.share}
 		if got := tg.cores(); got != c.want {
 			t.Errorf("%s: %d cores, want %d", c.name, got, c.want)
 		}
