@@ -183,6 +183,22 @@ func FuzzPipelineDescriptor(f *testing.F) {
 	}
 	f.Add(seed, uint8(0x80|50))
 	f.Add(seed, uint8(0))
+	// predicates on a string dictionary column that nothing else reads
+	// (run on the dictionary; the column only checks its codes), one
+	// fused with its FILTER, one into a register no one reads
+	p, _ = errBase(e)
+	p.RegTypes = append(p.RegTypes, device.VTStr, device.VTBool, device.VTBool)
+	p.Consts = append(p.Consts, device.ConstStr("ab"), device.ConstStr(""))
+	p.Insns = append(p.Insns,
+		device.Insn{Op: device.KColumn, VType: device.VTStr, Dst: 5, P1: 2},
+		device.Insn{Op: device.KIn, VType: device.VTStr, Dst: 6, A: 5, P1: 2, P2: 2},
+		device.Insn{Op: device.KFilter, A: 6},
+		device.Insn{Op: device.KNe, VType: device.VTStr, Flags: device.IfBConst, Dst: 7, A: 5, B: 3})
+	if seed, err = p.Encode(); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed, uint8(0x80|50))
+	f.Add(seed, uint8(0))
 	mark := e.next
 	f.Fuzz(func(t *testing.T, desc []byte, rows uint8) {
 		if len(desc) > 1<<16 {

@@ -44,7 +44,14 @@
  * 3/4) after one pass that checks the codes; a range filter on such a
  * column with 1- or 2-byte codes runs on the codes through a pass table
  * built per run, and a column only such filters read is not gathered at
- * all (dict_filters). A dictionary of one-byte strings (flags) is laid out
+ * all (dict_filters). A predicate on a STR dictionary column (a
+ * comparison, EQ_NULLSAFE or IN against constants, STARTS_WITH, ENDS_WITH,
+ * CONTAINS, LIKE) runs its kernel once per run over the dictionary's
+ * entries (up to 64Ki of them, and no more than the run has rows) into a
+ * table of results per code, and then costs a lookup per row (fused with
+ * a FILTER right after it: the selection narrowed directly); a column
+ * only such predicates read is not loaded beyond its validity and a check
+ * of its codes (dict_preds). A dictionary of one-byte strings (flags) is laid out
  * as bytes in row order (soft_reg.str1), and a plain string column whose
  * vector holds only one-byte strings is its bytes already; either loads
  * with one view (str1_lazy) and the rest are written only for a reader
@@ -166,6 +173,19 @@ typedef struct pl_step {
   uint8_t *dtab;                /* ...its pass table, one byte per raw code (malloc, prog_free) */
   uint8_t lazy;                 /* COLUMN of a dictionary whose register only code filters read: validity
                                    and codes checked, values not gathered */
+  /* dictionary predicates (dict_preds) */
+  uint8_t dp;                   /* a boolean kernel whose only register operand a COLUMN of a STR dictionary
+                                   column wrote (and nothing else writes): a candidate */
+  uint8_t dp_on;                /* ...evaluated on the dictionary in this run (dp_tab built) */
+  uint8_t dp_filter;            /* ...fused with the FILTER after it (its result is read by nothing else) */
+  uint8_t dp_nullval;           /* EQ_NULLSAFE: the result of a null row (the constant is null) */
+  uint8_t dp_hasnull;           /* some entry's result is null */
+  uint8_t slazy;                /* COLUMN of a STR dictionary whose register only dictionary predicates
+                                   and null tests read: validity and codes checked, no views */
+  uint16_t dp_reg;              /* the column's register */
+  int32_t dp_col;               /* the column */
+  uint8_t *dp_tab;              /* per code (1-byte codes: per raw byte; else dict_length entries and one
+                                   for a code out of range): bit 0 the result, bit 1 null (malloc) */
 } pl_step;
 
 /* A bound input column and a bound SINK_PROJECT output column
@@ -200,7 +220,7 @@ typedef struct pl_prog {
 } pl_prog;
 
 static void prog_free(pl_prog *P) {
-  for (uint32_t i = 0; P->steps && i < P->h.n_insns; i++) free(P->steps[i].dtab);
+  for (uint32_t i = 0; P->steps && i < P->h.n_insns; i++) free(P->steps[i].dtab), free(P->steps[i].dp_tab);
   free(P->steps);
   free(P->cols);
   free(P->cv);
@@ -666,6 +686,78 @@ static void dict_filters(pl_prog *P) {
   }
 }
 
+/* 1 when a sink reads register r. */
+static int sink_reads(const pl_prog *P, uint32_t r) {
+  for (uint32_t j = 0; j < P->n_proj; j++)
+    if (P->proj[j] == r) return 1;
+  if (P->h.sink != HADOS_SINK_AGG) return 0;
+  for (uint32_t j = 0; j < P->agg.n_keys; j++)
+    if (P->agg.key_regs[j] == r) return 1;
+  for (uint32_t j = 0; j < P->agg.n_aggs; j++)
+    if (P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r)) return 1;
+  return 0;
+}
+
+/* Dictionary predicates: a boolean kernel (comparisons, EQ_NULLSAFE, IN,
+   STARTS_WITH, ENDS_WITH, CONTAINS, LIKE) whose only register operand is
+   the register a COLUMN of a STR dictionary column wrote (the other, if
+   any, a constant; nothing else writes the register) depends on the row's
+   code alone. Such a step (dp) may run, per run, the kernel itself once
+   over the dictionary's entries into a table of results per code
+   (dict_preds_build), and then per vector look the codes up (dict_pred):
+   the same kernel on the same strings, so the same results. One whose
+   result only the FILTER after it reads narrows the selection directly
+   (dp_filter). Whether a run does so, and whether the COLUMN then loads
+   views at all (slazy), is decided once the columns are bound. */
+static void dict_preds(pl_prog *P) {
+  const uint32_t n = P->h.n_insns;
+  for (uint32_t i = 0; i < n; i++) {
+    pl_step *s = &P->steps[i];
+    const uint32_t op = s->in.op;
+    int32_t r = -1;
+    switch (op) {
+      case HADOS_K_EQ: case HADOS_K_NE: case HADOS_K_LT: case HADOS_K_LE: case HADOS_K_GT: case HADOS_K_GE:
+      case HADOS_K_EQ_NULLSAFE:
+        if (s->in.vtype != HADOS_VT_STR || (s->ca >= 0) == (s->cb >= 0)) continue;
+        r = s->ca >= 0 ? s->in.b : s->in.a;
+        break;
+      case HADOS_K_IN:
+        if (s->in.vtype != HADOS_VT_STR || s->ca >= 0) continue;
+        r = s->in.a;
+        break;
+      case HADOS_K_STARTS_WITH: case HADOS_K_ENDS_WITH: case HADOS_K_CONTAINS: case HADOS_K_LIKE:
+        if (s->ca >= 0 || s->cb < 0) continue;
+        r = s->in.a;
+        break;
+      default:
+        continue;
+    }
+    if (s->fuse_filter || s->range) continue;
+    int32_t w = -1, writes = 0; /* the COLUMN that writes r, and the number of writers */
+    for (uint32_t j = 0; j < n; j++) {
+      const pl_step *t = &P->steps[j];
+      if (t->in.op == HADOS_K_FILTER || t->in.op == HADOS_K_NOP || t->in.dst != (uint32_t)r) continue;
+      writes++;
+      if (j < i && t->in.op == HADOS_K_COLUMN) w = (int32_t)j;
+    }
+    if (w < 0 || writes != 1) continue;
+    const hados_column *c = &P->cols[P->steps[w].in.p1].c;
+    if (c->vtype != HADOS_VT_STR || !(c->flags & HADOS_COLF_DICT)) continue;
+    s->dp = 1;
+    s->dp_reg = (uint16_t)r;
+    s->dp_col = P->steps[w].in.p1;
+    if (op == HADOS_K_EQ_NULLSAFE) s->dp_nullval = (uint8_t)P->cv[s->ca >= 0 ? s->ca : s->cb].is_null;
+    /* fused with the FILTER right after it when nothing else reads the result */
+    const uint32_t d = s->in.dst;
+    if (i + 1 < n && P->steps[i + 1].in.op == HADOS_K_FILTER && P->steps[i + 1].ca < 0 && P->steps[i + 1].in.a == d &&
+        !sink_reads(P, d)) {
+      int used = 0;
+      for (uint32_t j = i + 2; j < n && !used; j++) used = reads_reg(&P->steps[j], d);
+      s->dp_filter = !used;
+    }
+  }
+}
+
 /* Marks comparisons against one constant whose only reader is the FILTER
    right after them (and no sink): they run as one fused kernel. */
 static void fuse(pl_prog *P) {
@@ -685,6 +777,7 @@ static void fuse(pl_prog *P) {
   }
   ranges(P);
   dict_filters(P);
+  dict_preds(P);
 }
 
 static int decode(pl_prog *P, soft_device *d, uint64_t desc, uint64_t len) {
@@ -983,21 +1076,24 @@ static inline int row_code(const pl_prog *P, uint32_t ins, const pl_col *col, co
 }
 
 /* The largest code of n rows from element e0 as unsigned (a negative code
-   is huge): one branchless pass that vectorises. */
-#define MAXCODE(T)                                                          \
+   is huge): one branchless pass in the codes' own width (the maximum and
+   an OR whose sign bit says some code is negative), which vectorises even
+   for the baseline ISA (a pass on 64-bit values does not). */
+#define MAXCODE(T, SIGNED)                                                  \
   static uint64_t maxcode_##T(const uint8_t *p, uint32_t n) {               \
     const T *c = (const T *)(const void *)p;                                \
-    uint64_t m = 0;                                                         \
+    T m = 0, o = 0;                                                         \
     for (uint32_t i = 0; i < n; i++) {                                      \
-      uint64_t x = (uint64_t)(int64_t)c[i];                                 \
-      m = x > m ? x : m;                                                    \
+      m = c[i] > m ? c[i] : m;                                              \
+      o |= c[i];                                                            \
     }                                                                       \
-    return m;                                                               \
+    if (SIGNED && (uint64_t)(int64_t)o >> 63) return UINT64_MAX;          \
+    return (uint64_t)m;                                                     \
   }
-MAXCODE(int8_t)
-MAXCODE(uint8_t)
-MAXCODE(int16_t)
-MAXCODE(int32_t)
+MAXCODE(int8_t, 1)
+MAXCODE(uint8_t, 0)
+MAXCODE(int16_t, 1)
+MAXCODE(int32_t, 1)
 
 /* Gathers dictionary values: dense (sel NULL: rows 0..n-1) or the selected
    rows; every code read is known to be in range. */
@@ -1066,6 +1162,8 @@ static int load_dict_fixed(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg
 /* Unaligned 32-bit loads (string offsets at any device address). */
 typedef uint32_t pl_u32a __attribute__((aligned(1), may_alias));
 
+static int check_codes(const pl_prog *P, uint32_t ins, const pl_col *col, const soft_reg *r, const soft_vec *v, uint64_t e0);
+
 /* COLUMN: loads the vector's rows of a column into register r. */
 static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r, const soft_vec *v, soft_arena *arena) {
   uint64_t e0 = col->c.offset + v->row0;
@@ -1085,6 +1183,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
     case HADOS_VT_STR: {
       soft_str *o = (soft_str *)r->own;
       if (col->c.flags & HADOS_COLF_DICT) {
+        if (P->steps[ins].slazy) return check_codes(P, ins, col, r, v, e0); /* only dictionary predicates read it */
         uint64_t dl = col->c.dict_length;
         uint8_t *b = col->dict_str1 && n ? vk_arena(arena, n) : NULL;
         if (b) { /* one-byte entries: the bytes in row order, for str1 */
@@ -1114,6 +1213,28 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
           }
           r->str1 = 1;
           return HADOS_OK;
+        }
+        const uint8_t *p = col->data + e0 * col->width;
+        if ((uintptr_t)p % col->width == 0) {
+          uint64_t mx = col->width == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
+                                        : col->width == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+          if (mx < dl) { /* every code in range: views of the selected rows (every row when most are) */
+            const uint8_t *doff = col->dict_offsets, *dd = col->dict_data;
+            const uint16_t *sel = v->sel && 4ull * v->sel_n < 3ull * n ? v->sel : NULL;
+            const uint32_t m = sel ? v->sel_n : n;
+#define VIEWS(T)                                                                                  \
+  for (uint32_t j = 0; j < m; j++) {                                                              \
+    const uint32_t i = sel ? sel[j] : j;                                                          \
+    const uint64_t c = (uint64_t)((const T *)(const void *)p)[i];                                 \
+    const int32_t s0 = ld_i32(doff + 4 * c), s1 = ld_i32(doff + 4 * c + 4);                       \
+    o[i] = (soft_str){dd + s0, (uint32_t)(s1 - s0), 0};                                           \
+  }
+            if (col->width == 1) VIEWS(uint8_t) /* int8 codes in range are non-negative */
+            else if (col->width == 2) VIEWS(uint16_t)
+            else VIEWS(uint32_t)
+#undef VIEWS
+            return HADOS_OK;
+          }
         }
         for (uint32_t i = 0; i < n; i++) {
           int64_t code = 0;
@@ -1231,6 +1352,219 @@ static void code_filter(const pl_prog *P, const pl_step *s, soft_vec *v, uint16_
       out[m] = (uint16_t)i;
       m += tab[x] & (all | valid[i]);
     }
+  }
+  v->sel = out;
+  v->sel_n = m;
+}
+
+/* ---------------------------------------------------------------- dictionary predicates */
+#ifndef HADOS_SOFT_DICT_PREDS /* -DHADOS_SOFT_DICT_PREDS=0 builds an engine with them off (A/B measurements) */
+#define HADOS_SOFT_DICT_PREDS 1
+#endif
+int soft_pipeline_dict_preds = HADOS_SOFT_DICT_PREDS;
+
+/* The largest dictionary a predicate runs on (beyond it, or beyond the
+   run's rows, the kernel runs on the rows as loaded). */
+#define DP_MAX_DICT 65536u
+
+/* Per run, once the columns are bound and the scratch allocated: decides
+   which candidate dictionary predicates (dict_preds) run on the
+   dictionary, runs their kernels over its entries (VS at a time, in the
+   column register's storage as views, into the result register's) and
+   builds their tables; then marks the COLUMN loads that only such
+   predicates (and null tests) read (slazy). The kernels see a vector of valid rows and the
+   instruction's own constant operands. */
+static int dict_preds_build(pl_prog *P, const soft_vktab *tab, soft_arena *arena) {
+  const uint32_t n = P->h.n_insns, nr = P->h.n_regs;
+  const int on = __atomic_load_n(&soft_pipeline_dict_preds, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < n; i++) {
+    pl_step *s = &P->steps[i];
+    s->dp_on = 0;
+    if (!s->dp || !on) continue;
+    const pl_col *col = &P->cols[s->dp_col];
+    const uint64_t dl = col->c.dict_length;
+    if (dl == 0 || dl > DP_MAX_DICT || dl > P->re - P->rb) continue;
+    const uint64_t size = col->width == 1 ? 256 : dl + 1;
+    uint8_t *t = malloc(size > 256 ? size : 256);
+    if (!t) return soft_fail(HADOS_E_NOMEM, "pipeline: out of host memory");
+    s->dp_tab = t;
+    soft_reg *R = &P->regs[s->dp_reg], *D = &P->regs[s->in.dst];
+    soft_str *views = (soft_str *)(void *)R->own;
+    const uint64_t used = arena->used;
+    for (uint64_t base = 0; base < dl; base += VS) {
+      const uint32_t m = dl - base < VS ? (uint32_t)(dl - base) : VS;
+      for (uint32_t k = 0; k < m; k++) {
+        const int32_t s0 = ld_i32(col->dict_offsets + 4 * (base + k)), s1 = ld_i32(col->dict_offsets + 4 * (base + k) + 4);
+        views[k] = (soft_str){col->dict_data + s0, (uint32_t)(s1 - s0), 0};
+      }
+      soft_reg src = *R, ca, cb;
+      src.data = views;
+      src.all_valid = 1;
+      src.alias = src.str1 = src.str1_lazy = src.narrow = 0;
+      D->data = D->own;
+      D->alias = D->str1 = D->str1_lazy = D->narrow = 0;
+      soft_vec vv = {m, NULL, m, 0};
+      soft_kctx k;
+      memset(&k, 0, sizeof k);
+      k.v = &vv;
+      k.in = &s->in;
+      k.index = i;
+      k.consts = P->cv;
+      k.arena = arena;
+      k.dst = D;
+      if (s->use_a) {
+        if (s->ca >= 0) ca = P->regs[nr + P->creg_of[s->ca]], k.ka = &P->cv[s->ca], k.a = &ca;
+        else k.a = &src;
+      }
+      if (s->use_b) {
+        if (s->cb >= 0) cb = P->regs[nr + P->creg_of[s->cb]], k.kb = &P->cv[s->cb], k.b = &cb;
+        else k.b = &src;
+      }
+      arena->used = used;
+      TRY(tab->fn[s->in.op](&k));
+      const uint8_t *o = D->data;
+      for (uint32_t x = 0; x < m; x++) t[base + x] = (uint8_t)((o[x] != 0) | (vk_valid_at(D, x) ? 0 : 2));
+    }
+    arena->used = used;
+    uint8_t hasnull = 0;
+    for (uint64_t x = 0; x < dl; x++) hasnull |= t[x] >> 1;
+    s->dp_hasnull = hasnull;
+    if (col->width == 1) { /* indexed by the raw byte: codes outside the dictionary (null rows) are null */
+      for (uint32_t x = 0; x < 256; x++) {
+        const int64_t code = col->codes_unsigned ? (int64_t)x : (int64_t)(int8_t)x;
+        if (code < 0 || (uint64_t)code >= dl) t[x] = 2;
+      }
+    } else {
+      t[dl] = 2; /* the entry of any code outside the dictionary */
+    }
+    s->dp_on = 1;
+  }
+  for (uint32_t w = 0; w < n; w++) { /* COLUMN loads only dictionary predicates read */
+    pl_step *t = &P->steps[w];
+    t->slazy = 0;
+    if (t->in.op != HADOS_K_COLUMN) continue;
+    const hados_column *c = &P->cols[t->in.p1].c;
+    if (c->vtype != HADOS_VT_STR || !(c->flags & HADOS_COLF_DICT)) continue;
+    const uint32_t r = t->in.dst;
+    int only = 0, other = sink_reads(P, r);
+    for (uint32_t j = w + 1; j < n && !other; j++) {
+      const pl_step *u = &P->steps[j];
+      if (!reads_reg(u, r)) continue;
+      if (u->dp_on && u->dp_reg == r && u->dp_col == t->in.p1) only = 1;
+      else if (u->in.op == HADOS_K_IS_NULL || u->in.op == HADOS_K_IS_NOT_NULL) only = 1; /* validity only */
+      else other = 1;
+    }
+    t->slazy = only && !other;
+  }
+  return HADOS_OK;
+}
+
+/* COLUMN of a STR dictionary column that only dictionary predicates (and
+   IS_NULL / IS_NOT_NULL, which read the validity alone) read (slazy): the validity is loaded; the codes are checked as a full load
+   checks them (a valid row's code outside the dictionary is E_INVALID
+   naming the row), no view is made. */
+static int check_codes(const pl_prog *P, uint32_t ins, const pl_col *col, const soft_reg *r, const soft_vec *v, uint64_t e0) {
+  const uint32_t n = v->n, w = col->width;
+  const uint64_t dl = col->c.dict_length;
+  const uint8_t *p = col->data + e0 * w;
+  if ((uintptr_t)p % w == 0 && n) {
+    uint64_t mx = w == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
+                         : w == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+    if (mx < dl) return HADOS_OK;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t code = 0;
+    TRY(row_code(P, ins, col, r, v, i, e0 + i, dl, &code));
+  }
+  return HADOS_OK;
+}
+
+typedef int16_t pl_i16a __attribute__((aligned(1), may_alias));
+typedef int32_t pl_i32a __attribute__((aligned(1), may_alias));
+
+/* Row i's table entry, for the column's code width (codes at p, any
+   alignment; table t; dl entries): checked (a code outside the dictionary,
+   only a null row's, takes entry dl), or, when every row is valid (every
+   code was checked as the column loaded), not. */
+#define DP_C2(i) ((uint32_t)(int32_t)((const pl_i16a *)(const void *)p)[i])
+#define DP_C4(i) ((uint32_t)((const pl_i32a *)(const void *)p)[i])
+#define DP_ENTRY1(i) t[p[i]]
+#define DP_ENTRY2(i) t[DP_C2(i) < dl ? DP_C2(i) : dl]
+#define DP_ENTRY4(i) t[DP_C4(i) < dl ? DP_C4(i) : dl]
+#define DP_ENTRY2U(i) t[DP_C2(i)]
+#define DP_ENTRY4U(i) t[DP_C4(i)]
+
+#define DP_LOOP(ENTRY, BODY)                                                     \
+  do {                                                                           \
+    if (s_)                                                                      \
+      for (uint32_t j_ = 0; j_ < n_; j_++) {                                     \
+        const uint32_t i = s_[j_];                                               \
+        const uint8_t x = ENTRY(i);                                              \
+        BODY;                                                                    \
+      }                                                                          \
+    else                                                                         \
+      for (uint32_t i = 0; i < n_; i++) {                                        \
+        const uint8_t x = ENTRY(i);                                              \
+        BODY;                                                                    \
+      }                                                                          \
+  } while (0)
+
+/* Runs BODY (reading the entry as `x`) for the selected rows i of v, for
+   each code width (R: the column's register). */
+#define DP_ROWS(v, BODY)                                                          \
+  do {                                                                            \
+    const uint32_t n_ = (v)->sel ? (v)->sel_n : (v)->n;                           \
+    const uint16_t *s_ = (v)->sel;                                                \
+    if (w == 1) DP_LOOP(DP_ENTRY1, BODY);                                         \
+    else if (R->all_valid && w == 2) DP_LOOP(DP_ENTRY2U, BODY);                   \
+    else if (R->all_valid) DP_LOOP(DP_ENTRY4U, BODY);                             \
+    else if (w == 2) DP_LOOP(DP_ENTRY2, BODY);                                    \
+    else DP_LOOP(DP_ENTRY4, BODY);                                                \
+  } while (0)
+
+/* A dictionary predicate (dp_on) over one vector: dst = the table's
+   result for each selected row's code; a null row's result is null
+   (EQ_NULLSAFE: dp_nullval, valid). */
+static void dict_pred(const pl_prog *P, const pl_step *s, const soft_vec *v, soft_reg *dst) {
+  const pl_col *col = &P->cols[s->dp_col];
+  const soft_reg *R = &P->regs[s->dp_reg];
+  const uint32_t w = col->width, dl = (uint32_t)col->c.dict_length;
+  const uint8_t *p = col->data + (col->c.offset + v->row0) * w, *t = s->dp_tab, *rv = R->valid;
+  uint8_t *o = dst->own, *dv = dst->valid;
+  dst->data = o;
+  dst->alias = dst->str1 = dst->str1_lazy = dst->narrow = 0;
+  if (s->in.op == HADOS_K_EQ_NULLSAFE) { /* never null */
+    const uint8_t nv = s->dp_nullval;
+    if (R->all_valid) DP_ROWS(v, o[i] = x & 1);
+    else DP_ROWS(v, o[i] = rv[i] ? x & 1 : nv);
+    dst->all_valid = 1;
+  } else if (R->all_valid && !s->dp_hasnull) {
+    DP_ROWS(v, o[i] = x); /* every code is in the dictionary (checked as the column loaded) */
+    dst->all_valid = 1;
+  } else if (R->all_valid) {
+    DP_ROWS(v, o[i] = x & 1; dv[i] = (uint8_t)(~x >> 1 & 1));
+    dst->all_valid = 0;
+  } else {
+    DP_ROWS(v, o[i] = x & 1; dv[i] = (uint8_t)(rv[i] & ~x >> 1 & 1));
+    dst->all_valid = 0;
+  }
+}
+
+/* A dictionary predicate fused with its FILTER (dp_filter): keeps the
+   selected rows whose result is valid and true, into out. */
+static void dict_pred_filter(const pl_prog *P, const pl_step *s, soft_vec *v, uint16_t *out) {
+  const pl_col *col = &P->cols[s->dp_col];
+  const soft_reg *R = &P->regs[s->dp_reg];
+  const uint32_t w = col->width, dl = (uint32_t)col->c.dict_length;
+  const uint8_t *p = col->data + (col->c.offset + v->row0) * w, *t = s->dp_tab, *rv = R->valid;
+  uint32_t m = 0;
+  if (s->in.op == HADOS_K_EQ_NULLSAFE && !R->all_valid) {
+    const uint8_t nv = s->dp_nullval;
+    DP_ROWS(v, out[m] = (uint16_t)i; m += rv[i] ? x & 1 : nv);
+  } else if (R->all_valid) {
+    DP_ROWS(v, out[m] = (uint16_t)i; m += x == 1);
+  } else {
+    DP_ROWS(v, out[m] = (uint16_t)i; m += (x == 1) & rv[i]);
   }
   v->sel = out;
   v->sel_n = m;
@@ -1474,6 +1808,16 @@ static int run_vector(pl_prog *P, const soft_vktab *tab, soft_vec *v, uint16_t *
         continue;
       }
     }
+    if (s->dp_on) { /* evaluated on the dictionary: a table lookup per row */
+      if (s->dp_filter) {
+        dict_pred_filter(P, s, v, v->sel == selbuf[0] ? selbuf[1] : selbuf[0]);
+        if (v->sel_n == 0) return HADOS_OK;
+        ii++; /* the FILTER ran fused */
+      } else {
+        dict_pred(P, s, v, dst);
+      }
+      continue;
+    }
     soft_reg sa, sb, sc;
     soft_kctx k;
     hados_insn nin;
@@ -1667,12 +2011,13 @@ int soft_pipeline_run(soft_device *d, uint64_t desc, uint64_t size, uint64_t row
     free(cr);
   }
   if (!st) st = alloc_scratch(&P);
+  soft_arena arena = {st ? NULL : (uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
+  if (!st && row_begin < row_end) st = dict_preds_build(&P, tab, &arena);
   if (st) {
     prog_free(&P);
     return st;
   }
   uint16_t sel0[VS], sel1[VS], *selbuf[2] = {sel0, sel1};
-  soft_arena arena = {(uint8_t *)P.scratch + (16ull * VS + VS) * (P.h.n_regs + P.n_creg), P.arena_bytes, 0};
   uint64_t count = 0;
   /* the fixed-width columns (dictionary codes, plain string offsets) the
      program loads: rows two vectors on are prefetched while one runs */

@@ -166,6 +166,13 @@ int soft_project_out_bind(soft_device *d, const char *who, uint64_t addr, uint32
                           uint64_t *cap_rows);
 
 /* ---------------------------------------------------------------- interpreter */
+/* 1 (the default): predicates on a STR dictionary column may run once per
+   run over the dictionary's entries (soft_pipeline.c, dict_preds); 0: on
+   the rows as loaded, always. Read when a run starts; tests and
+   benchmarks switch it to compare the two. */
+extern int soft_pipeline_dict_preds;
+
+
 /* Runs HADOS_OP_PIPELINE: the descriptor at desc (size bytes), rows
    [row_begin, row_end), sink state at sink_addr. *rows = rows that reached
    the sink. */
