@@ -249,6 +249,14 @@ func (f *FilterProject) runParts(ctx context.Context, desc *hmem.Buffer, rows, s
 	return recs, nil
 }
 
+// PassesBatches reports whether some input batches may be handed on
+// unchanged, without a device pass (filterpass.go): its output then holds
+// the input's own arrays, typed as the input schema types them. It
+// compiles the pipeline; false when that fails (Open reports why).
+func (f *FilterProject) PassesBatches() bool {
+	return f.Compile() == nil && f.pass != nil
+}
+
 // Stats reports what the operator did.
 func (f *FilterProject) Stats() Stats { return f.stats }
 

@@ -60,6 +60,12 @@ type dictColumn struct {
 	defs hybrid // its definition levels (maxDef 1)
 	idx  hybrid // its indices
 
+	// dictOut: next returns the indices over the chunk's dictionary
+	// (dictout.go), not the dense values; dictArr is that dictionary in
+	// the decode allocator's memory, made by the first batch
+	dictOut bool
+	dictArr arrow.Array
+
 	fx *fixedDict // a fixed-width column's dictionary (dictfixed.go); nil for byte arrays
 	ps *plainStr  // a string chunk with PLAIN pages (plainstr.go); nil otherwise
 
@@ -129,6 +135,10 @@ func (c *dictColumn) close() {
 		c.pr = nil
 	}
 	c.ix, c.lv, c.valid = nil, nil, nil
+	if c.dictArr != nil {
+		c.dictArr.Release()
+		c.dictArr = nil
+	}
 	if c.fx != nil {
 		c.fx.d8, c.fx.d16, c.fx.d32, c.fx.d64 = nil, nil, nil, nil
 	}
@@ -203,13 +213,16 @@ func (c *dictColumn) errorf(format string, args ...any) error {
 }
 
 // next decodes the chunk's next n rows into a dense array from mem, which
-// the caller releases.
+// the caller releases (for dictOut, a dictionary array: nextDict).
 func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 	if c.fx != nil {
 		return c.nextFixed(mem, n)
 	}
 	if c.ps != nil {
 		return c.nextStr(mem, n)
+	}
+	if c.dictOut {
+		return c.nextDict(mem, n) // dictout.go
 	}
 	if cap(c.ix) < n {
 		c.ix = scratchOf[int32](c, n)

@@ -95,6 +95,18 @@ func mutateAndCompare(t *testing.T, data []byte, off uint32, xor byte, n uint8) 
 	if errs[0] == nil && errs[1] == nil && fmt.Sprint(rows[0]) != fmt.Sprint(rows[1]) {
 		t.Errorf("own decoding and pqarrow's disagree (off %d xor %#x n %d):\n%v\n%v", off, xor, n, rows[0], rows[1])
 	}
+	// the string columns handed on as dictionaries (dictout.go): the
+	// same rows as dense, or an error naming the file
+	for i, own := range []bool{true, false} {
+		ownDictPages, ownFixedDicts, ownPlainStr = own, own, own
+		got, _, err := tryScan(Options{Files: []string{path}, Columns: cols, DictColumns: []string{"s", "b", "r"}, Alloc: testAlloc(t), Parallelism: 1, BatchRows: 50}, nil)
+		if err != nil && !bytes.Contains([]byte(err.Error()), []byte("fuzz.parquet")) {
+			t.Errorf("own=%t, dictionaries: error does not name the file: %v", own, err)
+		}
+		if err == nil && errs[i] == nil && fmt.Sprint(got) != fmt.Sprint(rows[i]) {
+			t.Errorf("own=%t: dictionaries and dense disagree (off %d xor %#x n %d):\n%v\n%v", own, off, xor, n, got, rows[i])
+		}
+	}
 }
 
 // TestDictPagesMutations runs FuzzDictPages' body over random mutations of

@@ -79,6 +79,13 @@
 // array (dictpage.go); pqarrow's index decoding cost about 6 ns a value
 // of Q1's one-byte flags, the whole column now about 3.
 //
+// A consumer that reads dictionaries (a device pipeline) may name such
+// columns in Options.DictColumns: those every file reads as dictionaries
+// then come out as dictionary<int32, utf8|binary> — the row group's
+// dictionary once, in the decode allocator's memory, shared by its
+// batches, and 4 bytes of checked index a row — instead of being expanded
+// (dictout.go); Scanner.Schema says which columns do.
+//
 // Fixed-width columns are taken the same way (dictfixed.go): a flat INT32,
 // INT64, FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY-decimal chunk of a row
 // group read whole, whose data pages are all dictionary encoded (or

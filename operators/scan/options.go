@@ -78,6 +78,16 @@ type Options struct {
 	// RowGroupStart/End, and a file may then be listed only once.
 	FileRowGroups [][2]int
 
+	// DictColumns names output columns of type string or binary that may
+	// come out as dictionary<int32, utf8|binary> instead of dense (a
+	// dictionary-reading consumer, such as a device pipeline, then skips
+	// the expansion of every row's value): a column does when every file
+	// reads it as a dictionary (each of its chunks wholly dictionary
+	// encoded by the footer); Scanner.Schema says which do. The records
+	// of a row group read whole share its dictionary; null slots' indices
+	// are 0. See dictout.go.
+	DictColumns []string
+
 	// Pruning switches, all on by default.
 	DisableStats, DisablePageIndex, DisableDictionary, DisableBloom bool
 }
@@ -125,6 +135,9 @@ func (o *Options) withDefaults() (Options, error) {
 			}
 			listed[c.Files[i]] = true
 		}
+	}
+	if err := checkDictColumns(&c); err != nil {
+		return c, err
 	}
 	seen := map[string]bool{}
 	for _, col := range c.Columns {

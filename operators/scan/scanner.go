@@ -69,6 +69,10 @@ type Scanner struct {
 type outCol struct {
 	Column
 	arrow arrow.DataType
+	// dict is the column's output type when it comes out as a
+	// dictionary (Options.DictColumns, dictout.go; arrow is then its
+	// value type), nil when dense
+	dict *arrow.DictionaryType
 }
 
 // scanFile is one file that survived partition pruning.
@@ -131,6 +135,7 @@ func Open(ctx context.Context, opt Options) (*Scanner, error) {
 	if err := s.compileFilters(); err != nil {
 		return nil, err
 	}
+	s.planDictOutput()
 	s.planSplits()
 
 	s.decAlloc = decodeAllocator(o.Alloc)

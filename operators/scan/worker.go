@@ -345,6 +345,9 @@ func (s *Scanner) decodeRowGroup(sp *split, src countingFile, fr *pqarrow.FileRe
 			switch {
 			case ownDictPages && slices.Contains(dl, fc.leaf) && ownDictLeaf(sp.file, rg, fc.leaf):
 				dc, err = newDictColumn(fr.ParquetReader(), rg, fc.leaf, fc.name, fc.read)
+				if err == nil {
+					dc.dictOut = c.dict != nil // dictout.go
+				}
 			case ownFixedDicts && ownFixedLeaf(sp.file, rg, fc, c.arrow):
 				dc, err = newFixedDictColumn(fr.ParquetReader(), rg, fc, c.arrow)
 			case ownPlainStr && !slices.Contains(dl, fc.leaf) && ownPlainLeaf(sp.file, rg, fc, c.arrow):
@@ -457,7 +460,11 @@ func (s *Scanner) withOwn(rec arrow.RecordBatch, own []*dictColumn, m int64) (ar
 			return nil, err
 		}
 		mine = append(mine, a)
-		fields = append(fields, arrow.Field{Name: dc.name, Type: dc.typ, Nullable: true})
+		f := arrow.Field{Name: dc.name, Type: a.DataType(), Nullable: true}
+		if dc.dictOut {
+			f.Metadata = cleanDictMeta // emit hands it on as it is (dictout.go)
+		}
+		fields = append(fields, f)
 		cols = append(cols, a)
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, m), nil
@@ -535,15 +542,25 @@ func (s *Scanner) emit(sp *split, rec arrow.RecordBatch, n int, bounds ...int64)
 		}
 		src := rec.Column(names[fc.name])
 		sl := array.NewSlice(src, bounds[0], bounds[1])
-		if d, ok := sl.(*array.Dictionary); ok { // dictread.go
-			dense, err := expandDict(s.decAlloc, d)
+		to := c.arrow
+		if c.dict != nil {
+			to = c.dict // handed on as a dictionary (dictout.go)
+		}
+		if d, ok := sl.(*array.Dictionary); ok && !isCleanDict(rec.Schema().Field(names[fc.name])) { // dictread.go; not made by nextDict
+			var dense arrow.Array
+			var err error
+			if c.dict != nil {
+				dense, err = dictIndices(s.decAlloc, d, c.dict)
+			} else {
+				dense, err = expandDict(s.decAlloc, d)
+			}
 			sl.Release()
 			if err != nil {
 				return err
 			}
 			sl = dense
 		}
-		out, err := convert(s.opt.Alloc, sl, c.arrow, fc.toMicros)
+		out, err := convert(s.opt.Alloc, sl, to, fc.toMicros)
 		sl.Release()
 		if err != nil {
 			return err

@@ -83,6 +83,7 @@ func (b *builder) fuseAggregate(n *rules.Node, in aggSource, p *rules.Payload, n
 	if keys, calls, ok := overProjection(p.Keys, p.Calls, in.proj, in.project != nil); ok {
 		h, err := operators.NewHashAggregate(b.target, in.child, in.cond, keys, calls, p.Mode, names)
 		if err == nil && h.Compile() == nil {
+			scanDictsFor(in.child, in.cond) // its pipeline reads the scan's records
 			flushPartial(h, p)
 			return b.track(in.label()+label(n), h), nil
 		}

@@ -212,6 +212,9 @@ func (b *builder) filterProjectOver(filter, project *rules.Node, child operators
 	if err != nil {
 		return nil, closeAfter(child, err)
 	}
+	if !op.PassesBatches() { // every batch goes through the device pipeline
+		scanDictsFor(child, cond)
+	}
 	return b.track(name, op), nil
 }
 

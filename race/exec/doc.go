@@ -87,6 +87,16 @@
 // on, the operators above such scans held more device memory, enough to
 // run small devices and task quotas out under concurrent queries.
 //
+// A filter (or an aggregation fused with one) that reads a scan directly
+// and runs every batch through its device pipeline has the scan hand the
+// string columns its condition tests on as dictionaries where every file
+// of the task stores them wholly dictionary encoded (scanDictsFor, scan's
+// Options.DictColumns): the decoder skips expanding every row's value
+// (5-6% of Q19's and Q12's CPU), the pipeline tests the values through
+// the dictionary, and its output is dense as before. Nothing else sees a
+// dictionary column: not a filter that hands batches on unchanged, nor a
+// scan under a partition or runtime filter.
+//
 // # Runtime join filters
 //
 // A broadcast hash join that drops its unmatched probe rows (an inner
