@@ -92,7 +92,7 @@ func planSplits(files []string, cores int) []split {
 			total += st.Size()
 		}
 	}
-	target := min(int64(maxSplitBytes), max(int64(minSplitBytes), total/int64(max(1, cores))))
+	target := splitTarget(total, cores)
 	if fixedSplitBytes > 0 {
 		target = fixedSplitBytes
 	}
@@ -138,6 +138,15 @@ func planSplits(files []string, cores int) []split {
 		}
 	}
 	return out
+}
+
+// splitTarget is the bytes a scan task of a table of total bytes is
+// given at cores engine cores (see minSplitBytes): the table's bytes over
+// the cores rounded up — rounded down, a table whose bytes are not a
+// multiple of the cores was planned as one task more than the cores.
+func splitTarget(total int64, cores int) int64 {
+	c := int64(max(1, cores))
+	return min(int64(maxSplitBytes), max(int64(minSplitBytes), (total+c-1)/c))
 }
 
 // rowGroupUnits are file f's row groups as units, their sizes scaled so

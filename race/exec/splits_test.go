@@ -136,6 +136,33 @@ func TestPlanSplits(t *testing.T) {
 	}
 }
 
+// TestSplitTarget: a table of total bytes at cores engine cores is
+// planned as at most cores tasks when it is big enough for every core,
+// whatever its size modulo the cores (a share rounded down made an odd
+// size one task more).
+func TestSplitTarget(t *testing.T) {
+	for _, c := range []struct {
+		total     int64
+		cores     int
+		wantTasks int64
+	}{
+		{50544523, 2, 2}, // TPC-H SF1's orders, an odd size
+		{50544522, 2, 2},
+		{200225460, 2, 2},
+		{200225461, 3, 3},
+		{12714899, 2, 2},
+		{5 << 20, 2, 2}, // the share below minSplitBytes: tasks of minSplitBytes
+		{3 << 20, 2, 1},
+		{1 << 30, 2, 8}, // maxSplitBytes bounds a task
+		{100, 0, 1},
+	} {
+		target := splitTarget(c.total, c.cores)
+		if tasks := max(1, (c.total+target-1)/target); tasks != c.wantTasks {
+			t.Errorf("%d bytes at %d cores: %d tasks of %d bytes, want %d", c.total, c.cores, tasks, target, c.wantTasks)
+		}
+	}
+}
+
 // nextRG is the row group after (file, rg) in a table of files of 2 row
 // groups each.
 func nextRG(at [2]int) [2]int {
