@@ -15,6 +15,7 @@ type benchOptions struct {
 	queries   string
 	threads   []int
 	runs      int
+	rounds    int
 	data      string
 	duckbench string
 	source    string
@@ -43,6 +44,10 @@ DuckDB is not part of hados: it runs as a separate process, duckbench, built
 with the Go toolchain from the bench module beside the repository (or given by
 --duckbench). Without it the command fails.
 
+--rounds R repeats the whole comparison R times, alternating hados and DuckDB,
+and reports each engine's best per query over all rounds, plus each round's
+geomean: drift of a shared machine then reaches both engines alike.
+
 --threads sets DuckDB's threads and, unless devices are configured
 (--devices, HADOS_DEVICES), the software DPU's engine cores.`,
 		Args: cobra.NoArgs,
@@ -55,6 +60,7 @@ with the Go toolchain from the bench module beside the repository (or given by
 	f.StringVar(&o.queries, "queries", "all", `queries: "1,6", "1-5,22" or "all"`)
 	f.IntSliceVar(&o.threads, "threads", []int{1}, "thread counts to run, e.g. 1,2")
 	f.IntVar(&o.runs, "runs", 3, "runs per query and engine; the best is reported")
+	f.IntVar(&o.rounds, "rounds", 1, "passes over the queries, alternating the engines; the best over all is reported")
 	f.StringVar(&o.data, "data", "", "data directory (default build/tpch-sfSF)")
 	f.StringVar(&o.duckbench, "duckbench", "", "the duckbench binary (default: build it from the bench module)")
 	f.StringVar(&o.source, "duckdb-source", "parquet", "DuckDB reads the Parquet files (parquet) or its own tables loaded from them (tables)")
@@ -86,6 +92,10 @@ func (o *benchOptions) validate() error {
 	if o.runs < 1 {
 		return fmt.Errorf("--runs must be >= 1, got %d", o.runs)
 	}
+	if o.rounds < 0 {
+		return fmt.Errorf("--rounds must be >= 1, got %d", o.rounds)
+	}
+	o.rounds = max(1, o.rounds)
 	if o.source != "parquet" && o.source != "tables" {
 		return fmt.Errorf("--duckdb-source must be parquet or tables, got %q", o.source)
 	}
@@ -121,21 +131,29 @@ func runBench(cmd *cobra.Command, a *app, o benchOptions) error {
 		}
 		defer os.RemoveAll(results)
 	}
-	rep := &benchReport{SF: o.sf, Data: o.data, Runs: o.runs, Source: o.source, Started: time.Now().UTC()}
+	rep := &benchReport{SF: o.sf, Data: o.data, Runs: o.runs, RoundsRun: o.rounds, Source: o.source, Started: time.Now().UTC()}
 	for _, threads := range o.threads {
 		dir := filepath.Join(results, fmt.Sprintf("threads-%d", threads))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stderr, "threads %d: hados…\n", threads)
-		hs, err := benchHados(ctx, a, o, threads, queries, dir)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "threads %d: DuckDB…\n", threads)
-		ds, err := duck.bench(ctx, o, threads, queries, dir)
-		if err != nil {
-			return err
+		var hs map[int]hadosRun
+		var ds *duckRun
+		for round := 1; round <= o.rounds; round++ {
+			fmt.Fprintf(a.stderr, "threads %d%s: hados…\n", threads, roundLabel(round, o.rounds))
+			h, err := benchHados(ctx, a, o, threads, queries, dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "threads %d%s: DuckDB…\n", threads, roundLabel(round, o.rounds))
+			d, err := duck.bench(ctx, o, threads, queries, dir)
+			if err != nil {
+				return err
+			}
+			if o.rounds > 1 {
+				rep.Rounds = append(rep.Rounds, roundOf(threads, round, queries, h, d))
+			}
+			hs, ds = mergeHados(hs, h), mergeDuck(ds, d)
 		}
 		rep.add(threads, queries, hs, ds)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,13 +15,16 @@ import (
 
 // benchReport is the outcome of `hados bench tpch` (its --json form).
 type benchReport struct {
-	SF      float64       `json:"sf"`
-	Data    string        `json:"data"`
-	Runs    int           `json:"runs"`
-	Source  string        `json:"duckdb_source"`
-	DuckDB  string        `json:"duckdb_version"`
-	Started time.Time     `json:"started"`
-	Results []benchResult `json:"results"`
+	SF   float64 `json:"sf"`
+	Data string  `json:"data"`
+	Runs int     `json:"runs"`
+	// RoundsRun is --rounds; Rounds each round's geomean when above 1.
+	RoundsRun int            `json:"rounds_run"`
+	Rounds    []roundGeomean `json:"rounds,omitempty"`
+	Source    string         `json:"duckdb_source"`
+	DuckDB    string         `json:"duckdb_version"`
+	Started   time.Time      `json:"started"`
+	Results   []benchResult  `json:"results"`
 	// Geomean per thread count: the geometric mean of the wall-time ratios
 	// hados/DuckDB over the queries both ran with matching answers.
 	Geomean      []benchGeomean `json:"geomean"`
@@ -147,7 +151,11 @@ func (r *benchReport) writeJSON(w io.Writer) error {
 }
 
 func (r *benchReport) writeTable(w io.Writer) error {
-	fmt.Fprintf(w, "TPC-H SF %g, hados vs DuckDB %s (%s), best of %d runs\n\n", r.SF, r.DuckDB, r.Source, r.Runs)
+	best := fmt.Sprintf("best of %d runs", r.Runs)
+	if r.RoundsRun > 1 {
+		best = fmt.Sprintf("best of %d runs in each of %d rounds", r.Runs, r.RoundsRun)
+	}
+	fmt.Fprintf(w, "TPC-H SF %g, hados vs DuckDB %s (%s), %s\n\n", r.SF, r.DuckDB, r.Source, best)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "THREADS\tQUERY\tHADOS ms\tDUCKDB ms\tRATIO\tHADOS cpu\tDUCKDB cpu\tCPU RATIO\tROWS\tCHECK\t")
 	num := func(v float64) string {
@@ -177,6 +185,17 @@ func (r *benchReport) writeTable(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "threads %d: geomean ratio %.2f (CPU %.2f) over %d of %d queries; slowest %.2fx\n",
 			g.Threads, g.Ratio, g.CPURatio, g.Queries, g.Of, g.Slowest)
+	}
+	for _, g := range r.Geomean {
+		var per []string
+		for _, x := range r.Rounds {
+			if x.Threads == g.Threads {
+				per = append(per, fmt.Sprintf("%.2f (CPU %.2f)", x.Ratio, x.CPURatio))
+			}
+		}
+		if len(per) > 0 {
+			fmt.Fprintf(w, "threads %d: each round's geomean ratio: %s\n", g.Threads, strings.Join(per, ", "))
+		}
 	}
 	fmt.Fprintf(w, "peak RSS: hados %s, DuckDB %s\n", memory.FormatBytes(uint64(r.HadosPeakRSS)), memory.FormatBytes(uint64(r.DuckPeakRSS)))
 	for _, res := range r.Results {
