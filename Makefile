@@ -62,7 +62,7 @@ bench: build
 
 ## bench-tpch: TPC-H SF 1, hados vs DuckDB at 1 and 2 threads (table, docs/tpch-sf1.svg; see docs/PERFORMANCE.md)
 bench-tpch: build
-	./$(BIN) bench tpch --sf 1 --threads 1,2 --chart docs/tpch-sf1.svg
+	./$(BIN) bench tpch --sf 1 --threads 1,2 --rounds 3 --chart docs/tpch-sf1.svg
 
 ## lint: gofmt and go vet
 lint:
