@@ -210,44 +210,7 @@ func (c *dictColumn) nextDict(mem memory.Allocator, n int) (arrow.Array, error) 
 	defer idxBuf.Release()
 	idxBuf.Resize(n * arrow.Int32SizeBytes)
 	ix := arrow.Int32Traits.CastFromBytes(idxBuf.Bytes())[:n:n]
-	nulls := 0
-	var valid []byte
-	if c.maxDef > 0 {
-		nb := int(bitutil.BytesForBits(int64(n)))
-		if cap(c.valid) < nb {
-			c.valid = scratchOf[uint8](c, nb)
-		}
-		valid = c.valid[:nb]
-		clear(valid)
-	}
-	err := c.eachRun(n, func(got, m int) error {
-		out := ix[got : got+m]
-		if c.maxDef == 0 {
-			if err := c.idx.decode(out); err != nil {
-				return c.errorf("dictionary indices: %v", err)
-			}
-			return nil
-		}
-		lv, v, err := c.levels(m, got, valid)
-		if err != nil {
-			return err
-		}
-		nulls += m - v
-		// Decode the v indices packed, then spread them to their slots
-		// from the back (slot j >= packed position j), zeroing the nulls'.
-		if err := c.idx.decode(out[:v]); err != nil {
-			return c.errorf("dictionary indices: %v", err)
-		}
-		for i, j := m-1, v-1; i >= 0 && i > j; i-- {
-			if lv[i] == 1 {
-				out[i] = out[j]
-				j--
-			} else {
-				out[i] = 0
-			}
-		}
-		return nil
-	})
+	valid, nulls, err := c.indices(ix)
 	if err != nil {
 		return nil, err
 	}

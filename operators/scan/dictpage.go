@@ -228,8 +228,19 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		c.ix = scratchOf[int32](c, n)
 	}
 	ix := c.ix[:n]
-	nulls := 0
-	var valid []byte
+	valid, nulls, err := c.indices(ix)
+	if err != nil {
+		return nil, err
+	}
+	return expandIndices(mem, c.typ, ix, valid, 0, nulls, c.dOffs, c.dBytes)
+}
+
+// indices decodes the chunk's next len(ix) rows' dictionary indices into
+// ix, a null slot's as 0, and returns their validity bits (nil for a
+// required column; scratch of c, valid until the next call) and the
+// number of nulls. The indices are not checked against the dictionary.
+func (c *dictColumn) indices(ix []int32) (valid []byte, nulls int, err error) {
+	n := len(ix)
 	if c.maxDef > 0 {
 		nb := int(bitutil.BytesForBits(int64(n)))
 		if cap(c.valid) < nb {
@@ -238,7 +249,7 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		valid = c.valid[:nb]
 		clear(valid)
 	}
-	err := c.eachRun(n, func(got, m int) error {
+	err = c.eachRun(n, func(got, m int) error {
 		out := ix[got : got+m]
 		if c.maxDef == 0 {
 			if err := c.idx.decode(out); err != nil {
@@ -252,22 +263,21 @@ func (c *dictColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 		nulls += m - v
 		// Decode the v indices packed, then spread them to their slots
-		// from the back (slot j >= packed position j).
+		// from the back (slot j >= packed position j), zeroing the nulls'.
 		if err := c.idx.decode(out[:v]); err != nil {
 			return c.errorf("dictionary indices: %v", err)
 		}
-		for i, j := m-1, v-1; j >= 0 && i > j; i-- {
+		for i, j := m-1, v-1; i > j; i-- {
 			if lv[i] == 1 {
 				out[i] = out[j]
 				j--
+			} else {
+				out[i] = 0
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return expandIndices(mem, c.typ, ix, valid, 0, nulls, c.dOffs, c.dBytes)
+	return valid, nulls, err
 }
 
 // nextPage moves to the chunk's next data page, decoding a dictionary page
