@@ -16,13 +16,19 @@ import (
 // (Target.CoreShare) adds a state when its share grows to two (the other
 // tasks of its stage ended), and its groups are those of the aggregation
 // that stayed on one state; with a quota the new state's budget is
-// reserved and everything comes back at Close.
+// reserved and everything comes back at Close. When the account cannot
+// give the new state its budget, the aggregation keeps its one state and
+// its answer.
 func TestHashAggregateGrowsStates(t *testing.T) {
 	recs := flushData(11, 3, 40000, 700, false) // records of two parts (MinRowsPerCore)
 	defer releaseAll(recs)
 	c := aggCase{keys: []*expr.Expr{colK1}, calls: updateCalls(false), mode: operators.AggUpdate}
-	for _, quota := range []uint64{0, 64 << 20} {
-		t.Run(fmt.Sprintf("quota%d", quota), func(t *testing.T) {
+	for _, tc := range []struct {
+		quota  uint64
+		refuse bool // the account is left too little for a second state's budget
+	}{{0, false}, {64 << 20, false}, {64 << 20, true}} {
+		quota := tc.quota
+		t.Run(fmt.Sprintf("quota%d/refuse=%v", quota, tc.refuse), func(t *testing.T) {
 			fixed := spillTarget(t, "soft:memory=256MiB,cores=2", quota, "")
 			fixed.CoreShare = func() int { return 1 }
 			want, _, err := c.run(t, fixed, spillSchema, recs)
@@ -49,6 +55,19 @@ func TestHashAggregateGrowsStates(t *testing.T) {
 			if n := h.States(); n != 1 {
 				t.Fatalf("%d states after Open on one core, want 1", n)
 			}
+			wantStates, held := 2, uint64(0)
+			if tc.refuse {
+				// Open reserved a third of the account for its one state;
+				// leave half a state's budget free, room for the batches
+				// but not for a second state
+				a := tgt.Account
+				held = a.Limit() - a.InUse() - a.Limit()/6
+				if err := a.Reserve(held); err != nil {
+					t.Fatal(err)
+				}
+				defer a.Release(held)
+				wantStates = 1
+			}
 			var got [][]any
 			for {
 				rec, err := h.Next(ctx)
@@ -58,8 +77,8 @@ func TestHashAggregateGrowsStates(t *testing.T) {
 				if rec == nil {
 					break
 				}
-				if n := h.States(); n != 2 {
-					t.Errorf("%d states once the share grew to two cores, want 2", n)
+				if n := h.States(); n != wantStates {
+					t.Errorf("%d states once the share grew to two cores, want %d", n, wantStates)
 				}
 				cp := copyRecord(t, rec)
 				rec.Release()
@@ -72,8 +91,8 @@ func TestHashAggregateGrowsStates(t *testing.T) {
 			if err := compareRows(sortedRows(got), want); err != nil {
 				t.Fatalf("groups differ from one state's: %v", err)
 			}
-			if n := tgt.Account.InUse(); n != 0 {
-				t.Errorf("task account holds %d bytes after Close", n)
+			if n := tgt.Account.InUse(); n != held {
+				t.Errorf("task account holds %d bytes after Close, want the test's %d", n, held)
 			}
 		})
 	}
