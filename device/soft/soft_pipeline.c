@@ -641,6 +641,32 @@ static void ranges(pl_prog *P) {
   }
 }
 
+/* 1 when a sink reads register r. */
+static int sink_reads(const pl_prog *P, uint32_t r) {
+  for (uint32_t j = 0; j < P->n_proj; j++)
+    if (P->proj[j] == r) return 1;
+  if (P->h.sink != HADOS_SINK_AGG) return 0;
+  for (uint32_t j = 0; j < P->agg.n_keys; j++)
+    if (P->agg.key_regs[j] == r) return 1;
+  for (uint32_t j = 0; j < P->agg.n_aggs; j++)
+    if (P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r)) return 1;
+  return 0;
+}
+
+/* The step of the COLUMN load that is the only writer of register r, and
+   comes before step i; -1 when another step writes r too (or none does, or
+   it is not a COLUMN). */
+static int32_t sole_column(const pl_prog *P, uint32_t i, uint32_t r) {
+  int32_t w = -1, writes = 0;
+  for (uint32_t j = 0; j < P->h.n_insns; j++) {
+    const pl_step *t = &P->steps[j];
+    if (t->in.op == HADOS_K_FILTER || t->in.op == HADOS_K_NOP || t->in.dst != r) continue;
+    writes++;
+    if (j < i && t->in.op == HADOS_K_COLUMN) w = (int32_t)j;
+  }
+  return writes == 1 ? w : -1;
+}
+
 /* Range filters on a register that a COLUMN of a dictionary-encoded
    I32 / I64 column with 1- or 2-byte codes wrote (and nothing else writes)
    run on the codes: a table says which codes pass (built per run, once
@@ -652,14 +678,8 @@ static void dict_filters(pl_prog *P) {
   for (uint32_t i = 0; i < n; i++) {
     pl_step *s = &P->steps[i];
     if (!s->range) continue;
-    int32_t w = -1, writes = 0; /* the COLUMN that writes the register, and the number of writers */
-    for (uint32_t j = 0; j < n; j++) {
-      const pl_step *t = &P->steps[j];
-      if (t->in.op == HADOS_K_FILTER || t->in.op == HADOS_K_NOP || t->in.dst != s->range_reg) continue;
-      writes++;
-      if (j < i && t->in.op == HADOS_K_COLUMN) w = (int32_t)j;
-    }
-    if (w < 0 || writes != 1) continue;
+    const int32_t w = sole_column(P, i, s->range_reg);
+    if (w < 0) continue;
     const hados_column *c = &P->cols[P->steps[w].in.p1].c;
     if (!(c->flags & HADOS_COLF_DICT) || (c->vtype != HADOS_VT_I32 && c->vtype != HADOS_VT_I64) ||
         !(c->flags & (HADOS_COLF_IDX8 | HADOS_COLF_IDXU8 | HADOS_COLF_IDX16)))
@@ -670,7 +690,7 @@ static void dict_filters(pl_prog *P) {
     pl_step *t = &P->steps[w];
     if (t->in.op != HADOS_K_COLUMN) continue;
     const uint32_t r = t->in.dst;
-    int only = 0, other = 0;
+    int only = 0, other = sink_reads(P, r);
     for (uint32_t j = w + 1; j < n && !other; j++) {
       const pl_step *u = &P->steps[j];
       if (!reads_reg(u, r)) continue;
@@ -678,24 +698,8 @@ static void dict_filters(pl_prog *P) {
       else if (j >= 2 && P->steps[j - 2].range_merged && P->steps[j - 2].dict_col == t->in.p1 && P->steps[j - 2].range_reg == r) only = 1;
       else other = 1;
     }
-    for (uint32_t j = 0; j < P->n_proj && !other; j++) other = P->proj[j] == r;
-    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_keys && !other; j++) other = P->agg.key_regs[j] == r;
-    for (uint32_t j = 0; P->h.sink == HADOS_SINK_AGG && j < P->agg.n_aggs && !other; j++)
-      other = P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r);
     t->lazy = only && !other;
   }
-}
-
-/* 1 when a sink reads register r. */
-static int sink_reads(const pl_prog *P, uint32_t r) {
-  for (uint32_t j = 0; j < P->n_proj; j++)
-    if (P->proj[j] == r) return 1;
-  if (P->h.sink != HADOS_SINK_AGG) return 0;
-  for (uint32_t j = 0; j < P->agg.n_keys; j++)
-    if (P->agg.key_regs[j] == r) return 1;
-  for (uint32_t j = 0; j < P->agg.n_aggs; j++)
-    if (P->agg.aggs[j].arg == r || ((P->agg.aggs[j].flags & HADOS_AGGF_MERGE) && P->agg.aggs[j].arg2 == r)) return 1;
-  return 0;
 }
 
 /* Dictionary predicates: a boolean kernel (comparisons, EQ_NULLSAFE, IN,
@@ -733,14 +737,8 @@ static void dict_preds(pl_prog *P) {
         continue;
     }
     if (s->fuse_filter || s->range) continue;
-    int32_t w = -1, writes = 0; /* the COLUMN that writes r, and the number of writers */
-    for (uint32_t j = 0; j < n; j++) {
-      const pl_step *t = &P->steps[j];
-      if (t->in.op == HADOS_K_FILTER || t->in.op == HADOS_K_NOP || t->in.dst != (uint32_t)r) continue;
-      writes++;
-      if (j < i && t->in.op == HADOS_K_COLUMN) w = (int32_t)j;
-    }
-    if (w < 0 || writes != 1) continue;
+    const int32_t w = sole_column(P, i, (uint32_t)r);
+    if (w < 0) continue;
     const hados_column *c = &P->cols[P->steps[w].in.p1].c;
     if (c->vtype != HADOS_VT_STR || !(c->flags & HADOS_COLF_DICT)) continue;
     s->dp = 1;
@@ -1095,6 +1093,16 @@ MAXCODE(uint8_t, 0)
 MAXCODE(int16_t, 1)
 MAXCODE(int32_t, 1)
 
+/* The largest of the n codes of col at p (aligned to the code width), as
+   maxcode_* gives it (a negative code is huge). */
+static uint64_t max_code(const pl_col *col, const uint8_t *p, uint32_t n) {
+  switch (col->width) {
+    case 1: return col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n);
+    case 2: return maxcode_int16_t(p, n);
+    default: return maxcode_int32_t(p, n);
+  }
+}
+
 /* Gathers dictionary values: dense (sel NULL: rows 0..n-1) or the selected
    rows; every code read is known to be in range. */
 #define GATHER(T, V)                                                                                   \
@@ -1124,8 +1132,7 @@ static int load_dict_fixed(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg
   const uint8_t *p = col->data + e0 * w;
   if ((uintptr_t)p % w || (uintptr_t)col->dict_data % col->dict_width) { /* misaligned: the slow path */
   } else {
-    uint64_t mx = w == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
-                         : w == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+    uint64_t mx = max_code(col, p, n);
     if (n && mx < dl) {
       if (lazy) return HADOS_OK; /* only code filters read the register */
       const uint16_t *sel = v->sel && 4ull * v->sel_n < 3ull * n ? v->sel : NULL;
@@ -1189,8 +1196,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
         if (b) { /* one-byte entries: the bytes in row order, for str1 */
           const uint8_t *p = col->data + e0 * col->width;
           if ((uintptr_t)p % col->width == 0) {
-            uint64_t mx = col->width == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
-                                          : col->width == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+            uint64_t mx = max_code(col, p, n);
             if (mx < dl) { /* every code in range: a byte table lookup per row */
               const uint8_t *db = col->dict_byte;
               if (col->width == 1)
@@ -1216,8 +1222,7 @@ static int load_column(pl_prog *P, uint32_t ins, const pl_col *col, soft_reg *r,
         }
         const uint8_t *p = col->data + e0 * col->width;
         if ((uintptr_t)p % col->width == 0) {
-          uint64_t mx = col->width == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
-                                        : col->width == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+          uint64_t mx = max_code(col, p, n);
           if (mx < dl) { /* every code in range: views of the selected rows (every row when most are) */
             const uint8_t *doff = col->dict_offsets, *dd = col->dict_data;
             const uint16_t *sel = v->sel && 4ull * v->sel_n < 3ull * n ? v->sel : NULL;
@@ -1468,8 +1473,7 @@ static int check_codes(const pl_prog *P, uint32_t ins, const pl_col *col, const 
   const uint64_t dl = col->c.dict_length;
   const uint8_t *p = col->data + e0 * w;
   if ((uintptr_t)p % w == 0 && n) {
-    uint64_t mx = w == 1 ? (col->codes_unsigned ? maxcode_uint8_t(p, n) : maxcode_int8_t(p, n))
-                         : w == 2 ? maxcode_int16_t(p, n) : maxcode_int32_t(p, n);
+    uint64_t mx = max_code(col, p, n);
     if (mx < dl) return HADOS_OK;
   }
   for (uint32_t i = 0; i < n; i++) {
