@@ -126,45 +126,45 @@ func dictIndices(mem memory.Allocator, d *array.Dictionary, typ *arrow.Dictionar
 	defer idxBuf.Release()
 	idxBuf.Resize(n * arrow.Int32SizeBytes)
 	out := arrow.Int32Traits.CastFromBytes(idxBuf.Bytes())[:n:n]
-	if nulls == 0 {
-		// one pass that copies and tracks the largest index
-		var hi uint32
-		for i, k := range ix {
-			out[i] = k
-			hi = max(hi, uint32(k))
-		}
-		if n > 0 && hi >= dn {
-			for _, k := range ix {
-				if uint32(k) >= dn {
-					return nil, badIndex(k, int(dn))
-				}
-			}
-		}
-	} else {
-		for i, k := range ix {
-			if !bitutil.BitIsSet(valid, voff+i) {
-				out[i] = 0
-				continue
-			}
-			if uint32(k) >= dn {
-				return nil, badIndex(k, int(dn))
-			}
-			out[i] = k
-		}
-	}
+	copy(out, ix)
 	var validity *memory.Buffer
 	if nulls > 0 {
-		validity = memory.NewResizableBuffer(mem)
+		for i := range out {
+			if !bitutil.BitIsSet(valid, voff+i) {
+				out[i] = 0
+			}
+		}
+		validity = copyValidity(mem, valid, voff, n)
 		defer validity.Release()
-		validity.Resize(int(bitutil.BytesForBits(int64(n))))
-		vb := validity.Bytes()
-		clear(vb)
-		bitutil.CopyBitmap(valid, voff, n, vb, 0)
+	}
+	if k, bad := outOfRange(out, int(dn), valid, voff, nulls); bad {
+		return nil, badIndex(k, int(dn))
 	}
 	data := array.NewDataWithDictionary(typ, n, []*memory.Buffer{validity, idxBuf}, nulls, 0, dict.Data().(*array.Data))
 	defer data.Release()
 	dictOutBatches.Add(1)
 	return array.MakeFromData(data), nil
+}
+
+// outOfRange returns the first index of a valid slot of ix outside a
+// dictionary of dn values, and true (bit voff+i of valid says slot i is
+// valid; valid is unread when nulls is 0), or false when there is none:
+// one pass finds the largest index, and the slots are looked at only when
+// it is out of range.
+func outOfRange(ix []int32, dn int, valid []byte, voff, nulls int) (int32, bool) {
+	var hi uint32
+	for _, k := range ix {
+		hi = max(hi, uint32(k))
+	}
+	if len(ix) == 0 || hi < uint32(dn) {
+		return 0, false
+	}
+	for i, k := range ix {
+		if uint32(k) >= uint32(dn) && (nulls == 0 || bitutil.BitIsSet(valid, voff+i)) {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // dictValues is the chunk's dictionary (c.dOffs, c.dBytes) as an array of
@@ -196,10 +196,12 @@ func (c *dictColumn) dictValues(mem memory.Allocator) arrow.Array {
 // dictionary columns nextDict made: their indices are already checked,
 // null slots 0, in buffers of their own, so emit hands them on as they
 // are instead of copying them (dictIndices).
-var cleanDictMeta = arrow.NewMetadata([]string{"hados.scan.clean-dictionary"}, []string{"1"})
+var cleanDictMeta = arrow.NewMetadata([]string{cleanDictKey}, []string{"1"})
+
+const cleanDictKey = "hados.scan.clean-dictionary"
 
 // isCleanDict reports whether field f carries cleanDictMeta.
-func isCleanDict(f arrow.Field) bool { return f.Metadata.FindKey("hados.scan.clean-dictionary") >= 0 }
+func isCleanDict(f arrow.Field) bool { return f.Metadata.FindKey(cleanDictKey) >= 0 }
 
 // nextDict is next for a dictOut column: the n rows' indices decoded
 // straight into an index buffer from mem, null slots 0, checked against
@@ -215,24 +217,15 @@ func (c *dictColumn) nextDict(mem memory.Allocator, n int) (arrow.Array, error) 
 		return nil, err
 	}
 	dv := c.dictValues(mem)
-	dn := uint32(dv.Len())
-	var hi uint32
-	for _, k := range ix {
-		hi = max(hi, uint32(k))
-	}
-	if n > 0 && hi >= dn { // find the valid slot's (a null's 0 may be >= an empty dictionary's 0 entries)
-		for i, k := range ix {
-			if uint32(k) >= dn && (nulls == 0 || bitutil.BitIsSet(valid, i)) {
-				return nil, c.errorf("dictionary index %d out of range [0, %d)", k, dn)
-			}
-		}
+	// a null's 0 may be outside an empty dictionary: outOfRange reads the
+	// validity
+	if k, bad := outOfRange(ix, dv.Len(), valid, 0, nulls); bad {
+		return nil, c.indexErr(k, dv.Len())
 	}
 	var validity *memory.Buffer
 	if nulls > 0 {
-		validity = memory.NewResizableBuffer(mem)
+		validity = copyValidity(mem, valid, 0, n)
 		defer validity.Release()
-		validity.Resize(len(valid))
-		copy(validity.Bytes(), valid)
 	}
 	typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: c.typ}
 	data := array.NewDataWithDictionary(typ, n, []*memory.Buffer{validity, idxBuf}, nulls, 0, dv.Data().(*array.Data))

@@ -208,6 +208,15 @@ func newValidity(mem memory.Allocator, n int) (*memory.Buffer, []byte) {
 	return b, b.Bytes()
 }
 
+// copyValidity returns a validity buffer from mem holding bits [voff,
+// voff+n) of valid at 0 (the bits past n of its last byte clear); the
+// caller releases it.
+func copyValidity(mem memory.Allocator, valid []byte, voff, n int) *memory.Buffer {
+	b, vb := newValidity(mem, n)
+	bitutil.CopyBitmap(valid, voff, n, vb, 0)
+	return b
+}
+
 func (c *dictColumn) errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: column %s: %s", ErrCorrupt, c.name, fmt.Sprintf(format, args...))
 }

@@ -138,12 +138,8 @@ func expandIndices(mem memory.Allocator, typ arrow.DataType, ix []int32, valid [
 
 	var validity *memory.Buffer
 	if hasNulls {
-		validity = memory.NewResizableBuffer(mem)
+		validity = copyValidity(mem, valid, voff, n)
 		defer validity.Release()
-		validity.Resize(int(bitutil.BytesForBits(int64(n))))
-		vb := validity.Bytes()
-		clear(vb) // CopyBitmap may keep the bits past n of the last byte
-		bitutil.CopyBitmap(valid, voff, n, vb, 0)
 	}
 	data := array.NewData(typ, n, []*memory.Buffer{validity, offBuf, valBuf}, nil, nulls, 0)
 	defer data.Release()
