@@ -99,14 +99,15 @@ func TestBenchOptions(t *testing.T) {
 		{benchOptions{sf: 1, threads: []int{0}, runs: 1, source: "parquet"}, "--threads must be >= 1"},
 		{benchOptions{sf: 1, threads: []int{1}, runs: 0, source: "parquet"}, "--runs must be >= 1"},
 		{benchOptions{sf: 1, threads: []int{1}, runs: 1, source: "csv"}, "--duckdb-source"},
+		{benchOptions{sf: 1, threads: []int{1}, runs: 1, rounds: -1, source: "parquet"}, "--rounds must be >= 1"},
 	} {
 		if err := tt.o.validate(); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("%+v: %v, want %q", tt.o, err, tt.wantErr)
 		}
 	}
 	o := benchOptions{sf: 0.5, threads: []int{1}, runs: 1, source: "tables"}
-	if err := o.validate(); err != nil || o.data != "build/tpch-sf0.5" {
-		t.Errorf("defaults: %v %q", err, o.data)
+	if err := o.validate(); err != nil || o.data != "build/tpch-sf0.5" || o.rounds != 1 {
+		t.Errorf("defaults: %v %q, %d rounds", err, o.data, o.rounds)
 	}
 	if got := benchDevices(2, 1); got != "soft:cores=2,memory=8GiB" {
 		t.Errorf("benchDevices = %q", got)
